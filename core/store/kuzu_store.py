@@ -1,0 +1,578 @@
+"""Kùzu adapter: one embedded database per chat. The only module that imports kuzu.
+
+Why one database per chat: isolation by construction. A query running against chat B's
+database cannot reach chat A's rows whatever its text, forgetting a chat is deleting one
+directory, and chats shard over processes by moving directories. The cost is an open handle
+per active chat (~7 MiB with a 16 MiB buffer pool), bounded by the pool's LRU (core/store/pool.py).
+
+A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock), which
+also serialises writes (Kùzu 0.11 fails a second concurrent write transaction at once).
+All queries are parameterised.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import kuzu
+import numpy as np
+import numpy.typing as npt
+
+from core.errors import StoreError
+from core.models import FactStatus, FactView, PendingFact, TripleIn
+from core.store.vectors import VectorMatrix
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = [
+    "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING PRIMARY KEY, value STRING)",
+    """CREATE NODE TABLE IF NOT EXISTS Message(id STRING PRIMARY KEY, seq INT64, author STRING,
+        text STRING, ts TIMESTAMP, world STRING, extraction STRING, emb FLOAT[])""",
+    """CREATE NODE TABLE IF NOT EXISTS World(id STRING PRIMARY KEY, topic STRING,
+        centroid FLOAT[], access_count INT64, created_at TIMESTAMP, last_active TIMESTAMP,
+        merged_into STRING)""",
+    """CREATE NODE TABLE IF NOT EXISTS Entity(id STRING PRIMARY KEY, kind STRING, name STRING,
+        key STRING, aliases STRING[], world STRING, ident STRING, emb FLOAT[],
+        created_at TIMESTAMP)""",
+    """CREATE REL TABLE IF NOT EXISTS FACT(FROM Entity TO Entity, id STRING, predicate STRING,
+        confidence DOUBLE, status STRING, valid_from TIMESTAMP, valid_to TIMESTAMP,
+        confirmed_at TIMESTAMP, sources STRING[], world STRING)""",
+    "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Message TO Entity)",
+    """CREATE NODE TABLE IF NOT EXISTS Pending(id STRING PRIMARY KEY, triple STRING,
+        sources STRING[], created_at TIMESTAMP)""",
+    "CREATE NODE TABLE IF NOT EXISTS Trace(id STRING PRIMARY KEY, created_at TIMESTAMP, body STRING)",
+]
+
+_FACT_COLUMNS = (
+    "a.id, a.name, a.kind, f.predicate, b.id, b.name, b.kind, f.id, f.confidence, f.status, "
+    "f.valid_from, f.valid_to, f.sources, f.world"
+)
+
+
+def _utc(ts: datetime | None) -> datetime | None:
+    if ts is None:
+        return None
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+def _naive(ts: datetime) -> datetime:
+    """Kùzu TIMESTAMP holds naive UTC."""
+    return ts.astimezone(UTC).replace(tzinfo=None) if ts.tzinfo else ts
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+@dataclass
+class EntityRow:
+    id: str
+    kind: str
+    name: str
+    key: str
+    world: str
+    ident: str
+    aliases: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MessageRow:
+    id: str
+    seq: int
+    author: str
+    text: str
+    ts: datetime
+    world: str
+    extraction: str
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One active fact seen during traversal, with what a FactView needs."""
+
+    src: str
+    dst: str
+    fact: FactView
+
+
+@dataclass
+class WorldRow:
+    id: str
+    topic: str
+    centroid: npt.NDArray[np.float32]
+    access_count: int
+    created_at: datetime
+    last_active: datetime
+    merged_into: str
+
+
+@dataclass(frozen=True)
+class PlannedEntity:
+    id: str
+    kind: str
+    name: str
+    key: str
+    world: str
+    ident: str
+    embedding: npt.NDArray[np.float32] | None  # None when the entity already exists
+
+
+@dataclass(frozen=True)
+class PlannedFact:
+    subject: PlannedEntity
+    predicate: str
+    object: PlannedEntity
+    confidence: float
+    single_valued: bool  # cardinality one: a new object supersedes the previous one
+
+
+@dataclass
+class WriteOutcome:
+    stored: list[FactView] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+
+
+class ChatStore:
+    """One chat's database plus its in-memory indexes (entities, messages, worlds)."""
+
+    def __init__(self, path: Path, *, dim: int, model_name: str, buffer_pool_mb: int = 16) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.dim = dim
+        self._db = kuzu.Database(
+            str(path / "graph.kz"),
+            buffer_pool_size=buffer_pool_mb << 20,
+            max_db_size=1 << 36,  # 64 GiB of address space, not the default 8 TiB
+        )
+        self._conn = kuzu.Connection(self._db)
+        for stmt in _SCHEMA:
+            self._conn.execute(stmt)
+        self.entities: dict[str, EntityRow] = {}
+        self.by_key: dict[tuple[str, str], str] = {}  # (world, key) -> entity id
+        self.by_ident: dict[str, str] = {}  # stable identifier -> entity id
+        self.entity_vectors = VectorMatrix(dim)
+        self.message_vectors = VectorMatrix(dim)
+        self.message_ids: set[str] = set()
+        self.message_seq = 0
+        self.worlds: dict[str, WorldRow] = {}
+        self.last_trace_id: str | None = None
+        self._check_model(model_name)
+        self._load()
+
+    # ------------------------------------------------------------------ plumbing
+    def close(self) -> None:
+        self._conn.close()
+        self._db.close()
+
+    def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        result = self._conn.execute(query, params or {})
+        assert not isinstance(result, list)
+        rows: list[list[Any]] = []
+        while result.has_next():
+            rows.append(result.get_next())  # type: ignore[arg-type]
+        return rows
+
+    def _exec(self, query: str, params: dict[str, Any] | None = None) -> None:
+        self._conn.execute(query, params or {})
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        try:
+            self._exec("BEGIN TRANSACTION")
+        except RuntimeError as exc:
+            # a failed BEGIN leaves the connection unusable (segfault on next use): replace it
+            self._conn = kuzu.Connection(self._db)
+            raise StoreError(f"cannot begin a write transaction: {exc}") from exc
+        try:
+            yield
+        except BaseException:
+            self._exec("ROLLBACK")
+            raise
+        self._exec("COMMIT")
+
+    def _check_model(self, model_name: str) -> None:
+        rows = self._rows("MATCH (m:Meta) RETURN m.key, m.value")
+        meta = {k: v for k, v in rows}
+        if not meta:
+            for key, value in (("schema", SCHEMA_VERSION), ("model", model_name), ("dim", str(self.dim))):
+                self._exec("CREATE (:Meta {key: $k, value: $v})", {"k": key, "v": value})
+            return
+        if meta.get("model") != model_name or meta.get("dim") != str(self.dim):
+            # vectors of two models never mix: re-embedding is done by the core on load
+            self.model_mismatch = (meta.get("model"), meta.get("dim"))
+        else:
+            self.model_mismatch = None
+
+    def set_model(self, model_name: str) -> None:
+        self._exec("MATCH (m:Meta {key: 'model'}) SET m.value = $v", {"v": model_name})
+        self._exec("MATCH (m:Meta {key: 'dim'}) SET m.value = $v", {"v": str(self.dim)})
+        self.model_mismatch = None
+
+    def _vectors(self, query: str) -> Iterator[tuple[list[Any], npt.NDArray[np.float32] | None]]:
+        """Rows whose last column is an embedding; mismatched dimensions yield None."""
+        for row in self._rows(query):
+            emb = row[-1]
+            vec = np.asarray(emb, dtype=np.float32) if emb is not None and len(emb) == self.dim else None
+            yield row[:-1], vec
+
+    def _load(self) -> None:
+        for row, vec in self._vectors(
+            "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
+        ):
+            ent = EntityRow(row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or []))
+            self._index_entity(ent, vec)
+        for row, vec in self._vectors("MATCH (m:Message) RETURN m.id, m.seq, m.emb"):
+            self.message_ids.add(row[0])
+            self.message_seq = max(self.message_seq, int(row[1]))
+            if vec is not None:
+                self.message_vectors.add(row[0], vec)
+        for row, vec in self._vectors(
+            "MATCH (w:World) RETURN w.id, w.topic, w.access_count, w.created_at, w.last_active, "
+            "w.merged_into, w.centroid"
+        ):
+            self.worlds[row[0]] = WorldRow(
+                row[0], row[1], vec if vec is not None else np.zeros(self.dim, np.float32),
+                int(row[2]), _utc(row[3]) or datetime.now(UTC), _utc(row[4]) or datetime.now(UTC),
+                row[5] or "",
+            )
+        rows = self._rows("MATCH (t:Trace) RETURN t.id ORDER BY t.created_at DESC LIMIT 1")
+        self.last_trace_id = rows[0][0] if rows else None
+
+    def _index_entity(self, ent: EntityRow, vec: npt.NDArray[np.float32] | None) -> None:
+        self.entities[ent.id] = ent
+        self.by_key[(ent.world, ent.key)] = ent.id
+        for alias in ent.aliases:
+            self.by_key.setdefault((ent.world, alias), ent.id)
+        if ent.ident:
+            self.by_ident[ent.ident] = ent.id
+        if vec is not None:
+            self.entity_vectors.add(ent.id, vec)
+
+    # ------------------------------------------------------------------ messages
+    def add_message(
+        self, *, message_id: str, author: str, text: str, ts: datetime, world: str,
+        extraction: str, embedding: npt.NDArray[np.float32],
+    ) -> MessageRow:
+        self.message_seq += 1
+        self._exec(
+            "CREATE (:Message {id: $id, seq: $seq, author: $author, text: $text, ts: $ts, "
+            "world: $world, extraction: $x, emb: $emb})",
+            {
+                "id": message_id, "seq": self.message_seq, "author": author, "text": text,
+                "ts": _naive(ts), "world": world, "x": extraction, "emb": embedding.tolist(),
+            },
+        )
+        self.message_ids.add(message_id)
+        self.message_vectors.add(message_id, embedding)
+        return MessageRow(message_id, self.message_seq, author, text, ts, world, extraction)
+
+    def set_extraction(self, message_id: str, status: str) -> None:
+        self._exec("MATCH (m:Message {id: $id}) SET m.extraction = $x", {"id": message_id, "x": status})
+
+    def messages(self, ids: Sequence[str]) -> list[MessageRow]:
+        if not ids:
+            return []
+        rows = self._rows(
+            "MATCH (m:Message) WHERE m.id IN $ids RETURN m.id, m.seq, m.author, m.text, m.ts, "
+            "m.world, m.extraction",
+            {"ids": list(ids)},
+        )
+        found = {r[0]: MessageRow(r[0], r[1], r[2], r[3], _utc(r[4]) or datetime.now(UTC), r[5], r[6]) for r in rows}
+        return [found[i] for i in ids if i in found]
+
+    def messages_with_extraction(self, status: str, limit: int = 100) -> list[MessageRow]:
+        rows = self._rows(
+            "MATCH (m:Message) WHERE m.extraction = $x RETURN m.id ORDER BY m.seq LIMIT $n",
+            {"x": status, "n": limit},
+        )
+        return self.messages([r[0] for r in rows])
+
+    def message_count(self) -> int:
+        return len(self.message_ids)
+
+    def mentions_of(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]:
+        if not entity_ids:
+            return []
+        rows = self._rows(
+            "MATCH (m:Message)-[:MENTIONS]->(e:Entity) WHERE e.id IN $ids "
+            "RETURN DISTINCT m.id, m.seq ORDER BY m.seq DESC LIMIT $n",
+            {"ids": list(entity_ids), "n": limit},
+        )
+        return [r[0] for r in rows]
+
+    # ------------------------------------------------------------------ worlds
+    def upsert_world(self, world: WorldRow) -> None:
+        self._exec(
+            "MERGE (w:World {id: $id}) SET w.topic = $topic, w.centroid = $c, "
+            "w.access_count = $n, w.created_at = $created, w.last_active = $active, "
+            "w.merged_into = $merged",
+            {
+                "id": world.id, "topic": world.topic, "c": world.centroid.tolist(),
+                "n": world.access_count, "created": _naive(world.created_at),
+                "active": _naive(world.last_active), "merged": world.merged_into,
+            },
+        )
+        self.worlds[world.id] = world
+
+    def world_counts(self) -> dict[str, tuple[int, float, int]]:
+        """world id -> (active facts, mean confidence, messages)."""
+        out: dict[str, tuple[int, float, int]] = {}
+        for wid, n, mean in self._rows(
+            "MATCH ()-[f:FACT]->() WHERE f.status = 'active' RETURN f.world, count(*), avg(f.confidence)"
+        ):
+            out[wid] = (int(n), float(mean or 0.0), 0)
+        for wid, n in self._rows("MATCH (m:Message) RETURN m.world, count(*)"):
+            facts, mean, _ = out.get(wid, (0, 0.0, 0))
+            out[wid] = (facts, mean, int(n))
+        return out
+
+    # ------------------------------------------------------------------ facts
+    def write_facts(
+        self, planned: Sequence[PlannedFact], *, source: str, now: datetime, world: str
+    ) -> WriteOutcome:
+        """Upsert entities, then add, re-confirm or supersede facts, in one transaction."""
+        outcome = WriteOutcome()
+        new_entities: dict[str, PlannedEntity] = {}
+        with self.transaction():
+            for fact in planned:
+                for ent in (fact.subject, fact.object):
+                    if ent.id not in self.entities and ent.id not in new_entities:
+                        self._create_entity(ent, now)
+                        new_entities[ent.id] = ent
+                    if source in self.message_ids:
+                        self._exec(
+                            "MATCH (m:Message {id: $m}), (e:Entity {id: $e}) MERGE (m)-[:MENTIONS]->(e)",
+                            {"m": source, "e": ent.id},
+                        )
+                view, closed = self._write_fact(fact, source=source, now=now, world=world)
+                outcome.stored.append(view)
+                outcome.superseded.extend(closed)
+        for ent in new_entities.values():
+            self._index_entity(
+                EntityRow(ent.id, ent.kind, ent.name, ent.key, ent.world, ent.ident), ent.embedding
+            )
+        return outcome
+
+    def _create_entity(self, ent: PlannedEntity, now: datetime) -> None:
+        self._exec(
+            "CREATE (:Entity {id: $id, kind: $kind, name: $name, key: $key, aliases: $aliases, "
+            "world: $world, ident: $ident, emb: $emb, created_at: $now})",
+            {
+                "id": ent.id, "kind": ent.kind, "name": ent.name, "key": ent.key, "aliases": [],
+                "world": ent.world, "ident": ent.ident,
+                "emb": [] if ent.embedding is None else ent.embedding.tolist(), "now": _naive(now),
+            },
+        )
+
+    def _write_fact(
+        self, fact: PlannedFact, *, source: str, now: datetime, world: str
+    ) -> tuple[FactView, list[str]]:
+        current = self._rows(
+            "MATCH (a:Entity {id: $s})-[f:FACT]->(b:Entity) WHERE f.predicate = $p AND "
+            "f.status = 'active' RETURN b.id, f.id, f.confidence, f.sources",
+            {"s": fact.subject.id, "p": fact.predicate},
+        )
+        closed: list[str] = []
+        for obj_id, fact_id, conf, sources in current:
+            if obj_id == fact.object.id:
+                # seen again: re-confirm (noisy-or of the two confidences), keep provenance
+                merged = 1.0 - (1.0 - float(conf)) * (1.0 - fact.confidence)
+                srcs = list(sources or [])
+                if source and source not in srcs:
+                    srcs.append(source)
+                self._exec(
+                    "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c, "
+                    "f.confirmed_at = $now, f.sources = $src",
+                    {"id": fact_id, "c": merged, "now": _naive(now), "src": srcs},
+                )
+                return self._fact_view(fact, fact_id, merged, srcs, now, world), closed
+            if fact.single_valued:
+                self._exec(
+                    "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.status = $st, f.valid_to = $now",
+                    {"id": fact_id, "st": FactStatus.SUPERSEDED.value, "now": _naive(now)},
+                )
+                closed.append(fact_id)
+        fact_id = new_id("f")
+        sources = [source] if source else []
+        self._exec(
+            "MATCH (a:Entity {id: $s}), (b:Entity {id: $o}) CREATE (a)-[:FACT {id: $id, "
+            "predicate: $p, confidence: $c, status: 'active', valid_from: $now, "
+            "confirmed_at: $now, sources: $src, world: $w}]->(b)",
+            {
+                "s": fact.subject.id, "o": fact.object.id, "id": fact_id, "p": fact.predicate,
+                "c": fact.confidence, "now": _naive(now), "src": sources, "w": world,
+            },
+        )
+        return self._fact_view(fact, fact_id, fact.confidence, sources, now, world), closed
+
+    def _fact_view(
+        self, fact: PlannedFact, fact_id: str, conf: float, sources: list[str], now: datetime, world: str
+    ) -> FactView:
+        subj = self.entities.get(fact.subject.id)
+        obj = self.entities.get(fact.object.id)
+        return FactView(
+            id=fact_id,
+            subject=subj.name if subj else fact.subject.name,
+            subject_kind=fact.subject.kind,
+            predicate=fact.predicate,
+            object=obj.name if obj else fact.object.name,
+            object_kind=fact.object.kind,
+            confidence=conf,
+            status=FactStatus.ACTIVE.value,
+            valid_from=now,
+            sources=sources,
+            world=world,
+        )
+
+    @staticmethod
+    def _row_to_edge(r: list[Any]) -> Edge:
+        view = FactView(
+            id=r[7], subject=r[1], subject_kind=r[2], predicate=r[3], object=r[5],
+            object_kind=r[6], confidence=float(r[8]), status=r[9],
+            valid_from=_utc(r[10]) or datetime.now(UTC), valid_to=_utc(r[11]),
+            sources=list(r[12] or []), world=r[13] or "",
+        )
+        return Edge(src=r[0], dst=r[4], fact=view)
+
+    def edges_from(self, ids: Iterable[str]) -> list[Edge]:
+        """Active facts whose subject is one of ids."""
+        rows = self._rows(
+            f"MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.id IN $ids AND f.status = 'active' "
+            f"RETURN {_FACT_COLUMNS}",
+            {"ids": list(ids)},
+        )
+        return [self._row_to_edge(r) for r in rows]
+
+    def edges_to(self, ids: Iterable[str]) -> list[Edge]:
+        """Active facts whose object is one of ids."""
+        rows = self._rows(
+            f"MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE b.id IN $ids AND f.status = 'active' "
+            f"RETURN {_FACT_COLUMNS}",
+            {"ids": list(ids)},
+        )
+        return [self._row_to_edge(r) for r in rows]
+
+    def facts(self, entity_ids: Sequence[str] | None, *, history: bool, limit: int) -> list[FactView]:
+        where = [] if history else ["f.status = 'active'"]
+        params: dict[str, Any] = {"n": limit}
+        if entity_ids is not None:
+            where.append("(a.id IN $ids OR b.id IN $ids)")
+            params["ids"] = list(entity_ids)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        rows = self._rows(
+            f"MATCH (a:Entity)-[f:FACT]->(b:Entity) {clause} RETURN {_FACT_COLUMNS} "
+            "ORDER BY f.valid_from DESC LIMIT $n",
+            params,
+        )
+        return [self._row_to_edge(r).fact for r in rows]
+
+    def fact_count(self, *, active_only: bool = True) -> int:
+        clause = "WHERE f.status = 'active'" if active_only else ""
+        return int(self._rows(f"MATCH ()-[f:FACT]->() {clause} RETURN count(*)")[0][0])
+
+    def set_fact_status(self, fact_ids: Sequence[str], status: str, now: datetime) -> None:
+        self._exec(
+            "MATCH ()-[f:FACT]->() WHERE f.id IN $ids SET f.status = $st, f.valid_to = $now",
+            {"ids": list(fact_ids), "st": status, "now": _naive(now)},
+        )
+
+    def set_fact_confidence(self, updates: Sequence[tuple[str, float]]) -> None:
+        for fact_id, conf in updates:
+            self._exec("MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c", {"id": fact_id, "c": conf})
+
+    def active_facts_for_decay(self) -> list[tuple[str, float, datetime]]:
+        rows = self._rows(
+            "MATCH ()-[f:FACT]->() WHERE f.status = 'active' RETURN f.id, f.confidence, f.confirmed_at"
+        )
+        return [(r[0], float(r[1]), _utc(r[2]) or datetime.now(UTC)) for r in rows]
+
+    # ------------------------------------------------------------------ forgetting
+    def forget_entities(self, entity_ids: Sequence[str]) -> int:
+        """Hard-delete entities with all their facts (a user's explicit erase request)."""
+        ids = list(entity_ids)
+        with self.transaction():
+            n = self._rows(
+                "MATCH (a:Entity)-[f:FACT]-(b:Entity) WHERE a.id IN $ids RETURN count(DISTINCT f.id)",
+                {"ids": ids},
+            )[0][0]
+            self._exec("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": ids})
+        gone = set(ids)
+        for eid in ids:
+            ent = self.entities.pop(eid, None)
+            if ent:
+                self.by_key = {k: v for k, v in self.by_key.items() if v != eid}
+                if ent.ident:
+                    self.by_ident.pop(ent.ident, None)
+        self.entity_vectors.remove(gone)
+        return int(n)
+
+    # ------------------------------------------------------------------ review queue
+    def add_pending(self, triple: TripleIn, sources: list[str], now: datetime) -> PendingFact:
+        pid = new_id("p")
+        self._exec(
+            "CREATE (:Pending {id: $id, triple: $t, sources: $s, created_at: $now})",
+            {"id": pid, "t": triple.model_dump_json(), "s": sources, "now": _naive(now)},
+        )
+        return PendingFact(id=pid, triple=triple, sources=sources, created_at=now)
+
+    def pending(self, pending_id: str | None = None) -> list[PendingFact]:
+        clause = "WHERE p.id = $id" if pending_id else ""
+        rows = self._rows(
+            f"MATCH (p:Pending) {clause} RETURN p.id, p.triple, p.sources, p.created_at ORDER BY p.created_at",
+            {"id": pending_id} if pending_id else {},
+        )
+        return [
+            PendingFact(
+                id=r[0], triple=TripleIn.model_validate_json(r[1]), sources=list(r[2] or []),
+                created_at=_utc(r[3]) or datetime.now(UTC),
+            )
+            for r in rows
+        ]
+
+    def drop_pending(self, pending_id: str) -> None:
+        self._exec("MATCH (p:Pending {id: $id}) DELETE p", {"id": pending_id})
+
+    # ------------------------------------------------------------------ traces
+    def add_trace(self, trace_id: str, body: str, now: datetime) -> None:
+        self._exec(
+            "CREATE (:Trace {id: $id, created_at: $now, body: $b})",
+            {"id": trace_id, "now": _naive(now), "b": body},
+        )
+        self.last_trace_id = trace_id
+
+    def trace(self, trace_id: str) -> str | None:
+        rows = self._rows("MATCH (t:Trace {id: $id}) RETURN t.body", {"id": trace_id})
+        return rows[0][0] if rows else None
+
+    # ------------------------------------------------------------------ export
+    def export(self) -> dict[str, Any]:
+        return {
+            "entities": [
+                {"id": e.id, "kind": e.kind, "name": e.name, "world": e.world, "aliases": e.aliases,
+                 "identifier": e.ident or None}
+                for e in self.entities.values()
+            ],
+            "facts": [f.model_dump(mode="json") for f in self.facts(None, history=True, limit=10**9)],
+            "messages": [
+                {"id": m.id, "author": m.author, "text": m.text, "ts": m.ts.isoformat(), "world": m.world}
+                for m in self.messages(
+                    [r[0] for r in self._rows("MATCH (m:Message) RETURN m.id ORDER BY m.seq")]
+                )
+            ],
+            "worlds": [
+                {"id": w.id, "topic": w.topic, "access_count": w.access_count,
+                 "merged_into": w.merged_into or None}
+                for w in self.worlds.values()
+            ],
+            "pending": [json.loads(p.model_dump_json()) for p in self.pending()],
+        }

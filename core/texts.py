@@ -1,0 +1,76 @@
+"""User-facing strings of the core, in English, Portuguese and Russian."""
+
+from __future__ import annotations
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "no_facts": {
+        "en": "I have no facts about {names}.",
+        "pt": "Não tenho fatos sobre {names}.",
+        "ru": "У меня нет фактов о {names}.",
+    },
+    "no_facts_at_all": {
+        "en": "I have no facts that answer this yet.",
+        "pt": "Ainda não tenho fatos que respondam a isso.",
+        "ru": "Пока у меня нет фактов, отвечающих на это.",
+    },
+    "known": {"en": "Here is what I know:", "pt": "Eis o que eu sei:", "ru": "Вот что я знаю:"},
+    "paths": {"en": "Path", "pt": "Caminho", "ru": "Путь"},
+    "facts": {"en": "Facts", "pt": "Fatos", "ru": "Факты"},
+    "yes": {"en": "Yes", "pt": "Sim", "ru": "Да"},
+    "no": {"en": "No", "pt": "Não", "ru": "Нет"},
+    "no_fact_that": {
+        "en": "I have no fact that {s} {p} {o}.",
+        "pt": "Não tenho fato de que {s} {p} {o}.",
+        "ru": "У меня нет факта, что {s} {p} {o}.",
+    },
+    "reverse_known": {
+        "en": "The opposite direction is known: {path}.",
+        "pt": "A direção oposta é conhecida: {path}.",
+        "ru": "Известно обратное направление: {path}.",
+    },
+    "evidence": {
+        "en": "Related messages",
+        "pt": "Mensagens relacionadas",
+        "ru": "Связанные сообщения",
+    },
+    "remembered": {
+        "en": "Remembered {n} fact(s).",
+        "pt": "Memorizei {n} fato(s).",
+        "ru": "Запомнил фактов: {n}.",
+    },
+    "pending": {
+        "en": "{n} low-confidence fact(s) wait in /review.",
+        "pt": "{n} fato(s) de baixa confiança aguardam em /review.",
+        "ru": "Фактов с низкой уверенностью на проверке (/review): {n}.",
+    },
+    "rejected": {
+        "en": "Refused {n}: {reasons}.",
+        "pt": "Recusei {n}: {reasons}.",
+        "ru": "Отклонено {n}: {reasons}.",
+    },
+    "noted": {
+        "en": "Noted (no facts recognised).",
+        "pt": "Anotado (nenhum fato reconhecido).",
+        "ru": "Записал (фактов не распознано).",
+    },
+    "duplicate": {
+        "en": "Already stored.",
+        "pt": "Já armazenado.",
+        "ru": "Уже сохранено.",
+    },
+    "empty": {
+        "en": "Please send some text.",
+        "pt": "Envie algum texto, por favor.",
+        "ru": "Пожалуйста, отправьте текст.",
+    },
+    "too_long": {
+        "en": "That message is too long ({n} characters, limit {limit}).",
+        "pt": "Essa mensagem é longa demais ({n} caracteres, limite {limit}).",
+        "ru": "Сообщение слишком длинное ({n} символов, предел {limit}).",
+    },
+}
+
+
+def t(key: str, lang: str, **kwargs: object) -> str:
+    table = _TEXTS[key]
+    return table.get(lang, table["en"]).format(**kwargs)
