@@ -55,6 +55,7 @@ class RetrievalSettings(BaseSettings):
 class WorldSettings(BaseSettings):
     model_config = _cfg("WORLDS_")
 
+    mode: str = "single"  # "single": one world per chat; "adaptive": route by topic
     base_threshold: float = 0.60
     maturity_step: float = 0.10
     merge_similarity: float = 0.94

@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from core.language import (
 from core.models import (
     REVIEW_THRESHOLD,
     Answer,
+    FactStatus,
     FactView,
     IngestResult,
     PendingFact,
@@ -112,6 +113,7 @@ class Core:
         self.llm = llm
         self.clock: Clock = clock or SystemClock()
         self.extractor = OfflineExtractor(ontology)
+        pool.on_open = self._on_open
         self._max_hops = {p.name: p.max_hops for p in ontology.predicates.values()}
         self._kind_by_key: dict[str, str] = {}
         for word, kind in ontology.kind_words().items():
@@ -123,6 +125,12 @@ class Core:
             for form in forms
             for k in key_tokens(form)
         }
+
+    def _on_open(self, chat: str, store: ChatStore) -> None:
+        if store.model_mismatch is not None:
+            log.warning("chat=%s was embedded with %s: re-embedding with %s",
+                        chat, store.model_mismatch[0], self.embedder.model_name)
+            store.reembed(self.embedder.embed)
 
     # ================================================================== ingest
     def _check_text(self, text: str) -> str:
@@ -352,6 +360,10 @@ class Core:
         self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
     ) -> IngestResult:
         """An explicit fact (CLI, /remember a | kind | P | b | kind): stored with its message."""
+        reason = self.ontology.check(triple.subject_kind, triple.predicate, triple.object_kind)
+        if reason is not None:  # refused before anything is stored
+            log.info("rejected explicit triple (%s): %s", triple.predicate, reason)
+            return IngestResult(message_id="", rejected=[Rejection(triple=triple, reason=reason)])
         text = f"{triple.subject} {triple.predicate} {triple.object}"
         msg_id = (message_id or "").strip()[:200] or new_id("m")
         emb = (await self._embed([f"{author}: {text}"]))[0]
@@ -779,8 +791,33 @@ class Core:
 
         return await self.pool.run(chat, run)
 
+    async def decay(self, chat: str, *, half_life: timedelta, floor: float) -> int:
+        """Close (never erase) facts whose decayed confidence fell below the floor.
+
+        Stored confidence is the value at the last confirmation; the decayed value is derived
+        from the time since, so running the job twice changes nothing twice.
+        """
+        now = self.clock.now()
+
+        def run(store: ChatStore) -> int:
+            doomed = [
+                fid for fid, conf, confirmed in store.active_facts_for_decay()
+                if decayed_confidence(conf, now - confirmed, half_life) < floor
+            ]
+            if doomed:
+                store.set_fact_status(doomed, FactStatus.CLOSED.value, now)
+            return len(doomed)
+
+        return await self.pool.run(chat, run)
+
     async def close(self) -> None:
         await self.pool.close()
+
+
+def decayed_confidence(confidence: float, age: timedelta, half_life: timedelta) -> float:
+    if half_life.total_seconds() <= 0:
+        return confidence
+    return confidence * 0.5 ** (max(age.total_seconds(), 0.0) / half_life.total_seconds())
 
 
 def maturity(facts: int, mean_confidence: float) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -166,6 +166,8 @@ class ChatStore:
         self.message_seq = 0
         self.worlds: dict[str, WorldRow] = {}
         self.last_trace_id: str | None = None
+        self._model_name = model_name
+        self.model_mismatch: tuple[str | None, str | None] | None = None
         self._check_model(model_name)
         self._load()
 
@@ -208,15 +210,38 @@ class ChatStore:
                 self._exec("CREATE (:Meta {key: $k, value: $v})", {"k": key, "v": value})
             return
         if meta.get("model") != model_name or meta.get("dim") != str(self.dim):
-            # vectors of two models never mix: re-embedding is done by the core on load
+            # vectors of two models never mix: the core re-embeds on open (reembed)
             self.model_mismatch = (meta.get("model"), meta.get("dim"))
-        else:
-            self.model_mismatch = None
 
     def set_model(self, model_name: str) -> None:
         self._exec("MATCH (m:Meta {key: 'model'}) SET m.value = $v", {"v": model_name})
         self._exec("MATCH (m:Meta {key: 'dim'}) SET m.value = $v", {"v": str(self.dim)})
         self.model_mismatch = None
+
+    def reembed(self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256) -> None:
+        """Vectors of two models never mix: re-embed every entity and message, then record
+        the new model. Runs once, when a chat written with another model is opened."""
+        entities = [(e.id, e.name) for e in self.entities.values()]
+        rows = self._rows("MATCH (m:Message) RETURN m.id, m.author, m.text")
+        self.entity_vectors = VectorMatrix(self.dim)
+        self.message_vectors = VectorMatrix(self.dim)
+        with self.transaction():
+            for table, items, matrix in (
+                ("Entity", entities, self.entity_vectors),
+                ("Message", [(r[0], f"{r[1]}: {r[2]}") for r in rows], self.message_vectors),
+            ):
+                for i in range(0, len(items), batch):
+                    chunk = items[i : i + batch]
+                    vecs = embed([text for _, text in chunk])
+                    for (item_id, _), vec in zip(chunk, vecs, strict=True):
+                        self._exec(f"MATCH (x:{table} {{id: $id}}) SET x.emb = $e",
+                                   {"id": item_id, "e": vec.tolist()})
+                        matrix.add(item_id, vec)
+            for w in self.worlds.values():
+                w.centroid = np.zeros(self.dim, dtype=np.float32)
+            self.set_model(self._model_name)
+        log.info("re-embedded %d entities and %d messages with %s",
+                 len(entities), len(rows), self._model_name)
 
     def _vectors(self, query: str) -> Iterator[tuple[list[Any], npt.NDArray[np.float32] | None]]:
         """Rows whose last column is an embedding; mismatched dimensions yield None."""

@@ -1,0 +1,114 @@
+"""Entry point: python -m bot {run,console,ingest,ask,jobs}."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+from ontology import OntologyError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bot", description="Graph-memory chat bot")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="start the configured front-ends (console when no token is set)")
+    c = sub.add_parser("console", help="chat with the core in this terminal")
+    c.add_argument("--data-dir", type=Path)
+    c.add_argument("--chat", default="console:local")
+    i = sub.add_parser("ingest", help="import JSON Lines of messages and facts")
+    i.add_argument("--data-dir", type=Path)
+    i.add_argument("--chat", required=True)
+    i.add_argument("file", type=Path)
+    a = sub.add_parser("ask", help="answer questions; --json prints the JSON contract")
+    a.add_argument("--data-dir", type=Path)
+    a.add_argument("--chat", required=True)
+    a.add_argument("--json", action="store_true")
+    a.add_argument("--questions", type=Path, help="one question per line")
+    a.add_argument("question", nargs="?")
+    j = sub.add_parser("jobs", help="run the background jobs")
+    j.add_argument("--data-dir", type=Path)
+    j.add_argument("--once", action="store_true")
+    return p
+
+
+def _settings(data_dir: Path | None):  # type: ignore[no-untyped-def]
+    from bot.settings import Settings
+
+    if data_dir is not None:
+        os.environ["GRAPHMEM_DATA_DIR"] = str(data_dir)
+    return Settings()
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from bot.app import build_core
+
+    settings = _settings(getattr(args, "data_dir", None))
+    logging.basicConfig(
+        level=settings.storage.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    logging.getLogger("pymorphy3").setLevel(logging.WARNING)
+    if args.command == "run":
+        from bot.runner import run_all
+
+        return await run_all(settings)
+    core = build_core(settings)
+    try:
+        if args.command == "console":
+            from bot.console import run_console
+
+            await run_console(core, chat=args.chat)
+            return 0
+        if args.command == "ingest":
+            from bot.cli import ingest_file, summary_line
+
+            if not args.file.exists():
+                print(f"{args.file}: no such file", file=sys.stderr)
+                return 2
+            counts = await ingest_file(core, args.chat, args.file)
+            print(summary_line(counts))
+            return 0
+        if args.command == "ask":
+            from bot.cli import ask_many
+
+            if args.questions:
+                questions = [
+                    q.strip() for q in args.questions.read_text(encoding="utf-8").splitlines()
+                    if q.strip()
+                ]
+            elif args.question:
+                questions = [args.question]
+            else:
+                print("give a question or --questions FILE", file=sys.stderr)
+                return 2
+            failures = await ask_many(core, args.chat, questions, out=sys.stdout, as_json=args.json)
+            return 1 if failures else 0
+        if args.command == "jobs":
+            from bot.jobs import run_jobs_once
+
+            report = await run_jobs_once(core, settings)
+            print(report)
+            return 0
+    finally:
+        await core.close()
+    return 2
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    try:
+        sys.exit(asyncio.run(_main(args)))
+    except OntologyError as exc:
+        print(f"ontology error: {exc}", file=sys.stderr)
+        sys.exit(3)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

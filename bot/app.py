@@ -1,0 +1,88 @@
+"""Composition root: settings in, a wired Core out. The only place that reads settings."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from bot.settings import Settings
+from core.errors import CoreError
+from core.ports import Embedder, Llm
+from core.service import Core, CoreConfig
+from core.store.pool import StorePool
+from ontology import load_ontology
+
+log = logging.getLogger(__name__)
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    emb = settings.embedding
+    if emb.backend == "use":
+        from core.embedding.use import UseEmbedder
+
+        return UseEmbedder()
+    from core.embedding.fastembed import (
+        BUNDLED,
+        BUNDLED_MODEL,
+        FastEmbedEmbedder,
+        bundled_minilm_dir,
+    )
+
+    if emb.local_dir == BUNDLED:
+        model_dir = bundled_minilm_dir(settings.storage.data_dir / "models")
+        return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=emb.threads)
+    local = Path(emb.local_dir) if emb.local_dir else None
+    try:
+        return FastEmbedEmbedder(emb.model, local_dir=local, threads=emb.threads)
+    except Exception as exc:  # fastembed raises several types when the hub is unreachable
+        if local is not None:
+            raise
+        log.warning(
+            "cannot load %s (%s); falling back to the bundled offline English model. "
+            "Set EMBEDDING_LOCAL_DIR=bundled-minilm to choose it explicitly.",
+            emb.model, type(exc).__name__,
+        )
+        model_dir = bundled_minilm_dir(settings.storage.data_dir / "models")
+        return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=emb.threads)
+
+
+def build_llm(settings: Settings) -> Llm | None:
+    a = settings.anthropic
+    if a.api_key is None or not a.api_key.get_secret_value():
+        log.info("no ANTHROPIC_API_KEY: offline extraction and extractive answers")
+        return None
+    try:
+        from core.llm.anthropic_llm import AnthropicLlm
+    except ImportError:  # pragma: no cover - the adapter ships with the package
+        log.warning("LLM adapter unavailable: offline path")
+        return None
+    ontology = load_ontology(settings.storage.ontology_path)
+    return AnthropicLlm(
+        api_key=a.api_key.get_secret_value(), ontology=ontology, answer_model=a.answer_model,
+        extract_model=a.extract_model, max_tokens=a.max_tokens, timeout_s=a.timeout_s,
+        max_retries=a.max_retries, base_url=a.base_url, calls_per_minute=a.calls_per_minute,
+    )
+
+
+def core_config(settings: Settings) -> CoreConfig:
+    r, w = settings.retrieval, settings.worlds
+    return CoreConfig(
+        hops=r.hops, top_k_seeds=r.top_k_seeds, min_seed_similarity=r.min_seed_similarity,
+        alpha=r.alpha, gamma=r.gamma, ppr_damping=r.ppr_damping, max_facts=r.max_facts,
+        evidence_k=r.evidence_k, world_mode=w.mode, world_base=w.base_threshold,
+        world_step=w.maturity_step, merge_similarity=w.merge_similarity,
+    )
+
+
+def build_core(settings: Settings, *, embedder: Embedder | None = None, with_llm: bool = True) -> Core:
+    ontology = load_ontology(settings.storage.ontology_path)  # fails fast, naming the line
+    embedder = embedder or build_embedder(settings)
+    pool = StorePool(
+        settings.storage.data_dir, dim=embedder.dim, model_name=embedder.model_name,
+        max_open=settings.storage.max_open_chats, buffer_pool_mb=settings.storage.buffer_pool_mb,
+    )
+    llm = build_llm(settings) if with_llm else None
+    return Core(pool=pool, embedder=embedder, ontology=ontology, config=core_config(settings), llm=llm)
+
+
+__all__ = ["CoreError", "build_core", "build_embedder", "core_config"]

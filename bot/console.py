@@ -1,0 +1,80 @@
+"""The console front-end: the same core in a terminal, for trying the bot without any token."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TextIO
+
+from core.errors import CoreError, InvalidInput, NotFound
+from core.render import render_facts, render_pending, render_trace, render_worlds
+from core.service import Core
+
+HELP = """Type a statement to remember it ("checkout depends on payments"),
+or a question to ask ("which policy applies to checkout?").
+Commands: /why  /facts [entity]  /forget <entity|all>  /worlds  /review  /approve N  /reject N
+          /help  /quit"""
+
+
+async def console_command(core: Core, chat: str, line: str) -> str:
+    """One line in, one reply out (also used by tests)."""
+    cmd, _, arg = line.strip().partition(" ")
+    arg = arg.strip()
+    try:
+        if cmd in ("/help", "/start"):
+            return HELP
+        if cmd == "/why":
+            trace = await core.why(chat)
+            return render_trace(trace) if trace else "No answer to explain yet."
+        if cmd == "/facts":
+            return render_facts(await core.facts(chat, arg or None))
+        if cmd == "/forget":
+            if not arg:
+                return "Usage: /forget <entity> or /forget all"
+            if arg == "all":
+                await core.forget_chat(chat)
+                return "Forgot everything in this chat."
+            n = await core.forget_entity(chat, arg)
+            return f"Forgot {arg} and {n} fact(s)."
+        if cmd == "/worlds":
+            return render_worlds(await core.worlds(chat))
+        if cmd == "/review":
+            items = await core.pending(chat)
+            if not items:
+                return "Nothing waits for review."
+            return "\n".join(f"{i + 1}. {render_pending(p)}" for i, p in enumerate(items)) + (
+                "\n/approve N or /reject N"
+            )
+        if cmd in ("/approve", "/reject"):
+            items = await core.pending(chat)
+            if not arg.isdigit() or not 1 <= int(arg) <= len(items):
+                return f"Usage: {cmd} N (see /review)"
+            fact = await core.review(chat, items[int(arg) - 1].id, cmd == "/approve")
+            return f"Stored: {fact.sentence()}" if fact else "Rejected."
+        if cmd.startswith("/"):
+            return f"Unknown command {cmd}.\n{HELP}"
+        reply = await core.handle_message(chat, author="you", text=line)
+        return reply.text
+    except NotFound as exc:
+        return f"I have nothing called {exc}."
+    except InvalidInput as exc:
+        return str(exc)
+    except CoreError as exc:
+        return f"Sorry, that failed: {exc}"
+
+
+async def run_console(
+    core: Core, *, chat: str = "console:local", stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout
+) -> None:
+    stdout.write("graphmem console. " + HELP + "\n")
+    while True:
+        stdout.write("> ")
+        stdout.flush()
+        line = await asyncio.to_thread(stdin.readline)
+        if not line:
+            break
+        line = line.strip()
+        if line in ("/quit", "/exit"):
+            break
+        if line:
+            stdout.write(await console_command(core, chat, line) + "\n")

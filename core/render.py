@@ -1,0 +1,60 @@
+"""Plain-text renderings shared by the console, Telegram and Slack front-ends."""
+
+from __future__ import annotations
+
+from core.models import Answer, FactView, IngestResult, PendingFact, Trace, WorldInfo
+from core.service import render_ingest_text
+
+
+def render_answer(answer: Answer) -> str:
+    """The answer text already carries its paths and fact citations."""
+    return answer.answer
+
+
+def render_ingest(result: IngestResult, language: str) -> str:
+    return render_ingest_text(result, language)
+
+
+def render_fact(f: FactView) -> str:
+    until = f" (until {f.valid_to:%Y-%m-%d})" if f.valid_to else ""
+    status = "" if f.status == "active" else f" [{f.status}]"
+    return f"{f.subject} ({f.subject_kind}) {f.predicate} {f.object} ({f.object_kind}) · {f.confidence:.2f}{status}{until}"
+
+
+def render_facts(facts: list[FactView]) -> str:
+    if not facts:
+        return "No facts."
+    return "\n".join(f"• {render_fact(f)}" for f in facts)
+
+
+def render_trace(trace: Trace) -> str:
+    lines = [f"Question: {trace.question}", f"Model: {trace.model} · trace {trace.id}"]
+    if trace.worlds:
+        lines.append("Worlds: " + ", ".join(trace.worlds))
+    lines.append("Seeds: " + (", ".join(f"{s.entity} ({s.score:.2f})" for s in trace.seeds) or "none"))
+    for p in trace.paths:
+        lines.append("Path: " + " → ".join(p))
+    if trace.nodes:
+        lines.append("Scores (R = α·S_vec + (1-α)·PPR):")
+        lines.extend(
+            f"  {n.name}: R={n.score:.3f} S_vec={n.s_vec:.3f} PPR={n.ppr:.3f}" for n in trace.nodes[:10]
+        )
+    if trace.evidence:
+        lines.append("Evidence messages: " + ", ".join(trace.evidence[:10]))
+    return "\n".join(lines)
+
+
+def render_worlds(worlds: list[WorldInfo]) -> str:
+    if not worlds:
+        return "No worlds yet."
+    return "\n".join(
+        f"• {w.topic} [{w.id}] maturity {w.maturity:.2f} · {w.facts} facts · {w.messages} messages"
+        f" · last active {w.last_active:%Y-%m-%d %H:%M}"
+        + (f" · merged into {w.merged_into}" if w.merged_into else "")
+        for w in worlds
+    )
+
+
+def render_pending(p: PendingFact) -> str:
+    t = p.triple
+    return f"{t.subject} ({t.subject_kind}) {t.predicate} {t.object} ({t.object_kind}) · confidence {t.confidence:.2f}"
