@@ -80,26 +80,32 @@ class OfflineExtractor:
             out.append(ParsedClause(subject, pred, tuple(objects)))
         return out
 
-    def _ident(self, name: str, kinds: tuple[str, ...]) -> tuple[str, str | None]:
-        """Split an identifier out of a name: 'Romashka LLC (INN 7701234567)'."""
+    def _ident(self, name: str) -> tuple[str, str | None, tuple[str, ...]]:
+        """Split an identifier out of a name: 'Romashka LLC (INN 7701234567)'.
+
+        Returns the clean name, 'rule:value' or None, and the kinds the rule applies to.
+        """
         for rule in self.ontology.identifiers.values():
-            if kinds and not set(kinds) & set(rule.kinds):
-                continue
             m = rule.regex.search(name)
             if m is None:
                 continue
             raw = m.group(1) if m.groups() and m.group(1) else m.group(0)
             value = rule.normalise_value(raw)
-            rest = clean_name(_PAREN.sub(lambda p: "" if m.group(0) in p.group(0) else p.group(0), name))
-            if rest == clean_name(name):
-                rest = clean_name(name.replace(m.group(0), " "))
-            return (rest or value), f"{rule.name}:{value}"
-        return clean_name(name), None
+            rest = _PAREN.sub(lambda p: "" if m.group(0) in p.group(0) else p.group(0), name)
+            if clean_name(rest) == clean_name(name):
+                rest = name.replace(m.group(0), " ")
+            return (clean_name(rest) or value), f"{rule.name}:{value}", rule.kinds
+        return clean_name(name), None, ()
 
-    def _kind(self, name: str, allowed: tuple[str, ...], known: KnownKind) -> str:
+    def _kind(
+        self, name: str, allowed: tuple[str, ...], known: KnownKind, hinted: tuple[str, ...] = ()
+    ) -> str:
         kind = known(name)
         if kind and (not allowed or kind in allowed):
             return kind
+        for hint in hinted:  # an identifier says what it is: a tax id belongs to a company
+            if not allowed or hint in allowed:
+                return hint
         return allowed[0] if allowed else (kind or "concept")
 
     def extract(self, text: str, known: KnownKind = lambda _name: None) -> list[TripleIn]:
@@ -107,13 +113,13 @@ class OfflineExtractor:
         for clause in self.parse(text):
             if not clause.subject or len(clause.subject.split()) > MAX_NAME_WORDS:
                 continue
-            s_kind = self._kind(clause.subject, clause.predicate.domain, known)
-            subject, s_ident = self._ident(clause.subject, (s_kind,))
+            subject, s_ident, s_hint = self._ident(clause.subject)
+            s_kind = self._kind(subject, clause.predicate.domain, known, s_hint)
             for raw_obj in clause.objects:
                 if len(raw_obj.split()) > MAX_NAME_WORDS:
                     continue
-                o_kind = self._kind(raw_obj, clause.predicate.range, known)
-                obj, o_ident = self._ident(raw_obj, (o_kind,))
+                obj, o_ident, o_hint = self._ident(raw_obj)
+                o_kind = self._kind(obj, clause.predicate.range, known, o_hint)
                 if not subject or not obj:
                     continue
                 triples.append(
