@@ -74,7 +74,7 @@ class SystemClock:
 class CoreConfig:
     hops: int = 2
     top_k_seeds: int = 5
-    min_seed_similarity: float = 0.55
+    min_seed_similarity: float = 0.60
     alpha: float = 0.65
     gamma: float = 0.6
     ppr_damping: float = 0.85

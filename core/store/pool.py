@@ -82,14 +82,19 @@ class StorePool:
             self.on_open(chat, store)
         return store
 
-    def _evict(self) -> list[ChatStore]:
-        victims = []
+    async def _evict(self) -> None:
+        """Close least-recently-used stores beyond max_open, each under its own lock, so a
+        chat is never reopened while its old handle is still closing."""
         for chat in list(self._open):
-            if len(self._open) - len(victims) <= self.max_open:
-                break
-            if not self._lock(chat).locked():
-                victims.append(self._open.pop(chat))
-        return victims
+            if len(self._open) <= self.max_open:
+                return
+            lock = self._lock(chat)
+            if lock.locked():
+                continue
+            async with lock:
+                store = self._open.pop(chat, None)
+                if store is not None:
+                    await asyncio.to_thread(store.close)
 
     async def run(self, chat: str, fn: Callable[[ChatStore], T]) -> T:
         """Run fn(store) in a worker thread while holding the chat's lock."""
@@ -97,11 +102,10 @@ class StorePool:
             raise InvalidInput("bad chat key")
         async with self._lock(chat):
             store = await asyncio.to_thread(self._open_store, chat)
-            try:
-                return await asyncio.to_thread(fn, store)
-            finally:
-                for victim in self._evict():
-                    await asyncio.to_thread(victim.close)
+            result = await asyncio.to_thread(fn, store)
+        if len(self._open) > self.max_open:
+            await self._evict()
+        return result
 
     async def delete(self, chat: str) -> None:
         async with self._lock(chat):

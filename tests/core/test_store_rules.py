@@ -187,7 +187,7 @@ def test_kill_9_after_commit_loses_nothing(tmp_path: Path) -> None:
 
 
 async def test_concurrent_chats_lose_nothing(core: Core) -> None:
-    chats, per_chat = 12, 15
+    chats, per_chat = 12, 10
 
     async def talk(i: int) -> None:
         for j in range(per_chat):
