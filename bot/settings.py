@@ -23,7 +23,7 @@ class StorageSettings(BaseSettings):
     data_dir: Path = Path("./data")
     ontology_path: Path | None = None  # default: the packaged ontology/llms.txt
     max_open_chats: int = Field(default=32, ge=1)  # open Kùzu databases kept in the LRU
-    buffer_pool_mb: int = Field(default=16, ge=8)  # per open chat database
+    buffer_pool_mb: int = Field(default=256, ge=16)  # cap per open chat database
     log_level: str = "INFO"
 
 
@@ -44,7 +44,7 @@ class RetrievalSettings(BaseSettings):
 
     hops: int = Field(default=2, ge=1, le=4)
     top_k_seeds: int = Field(default=5, ge=1)
-    min_seed_similarity: float = 0.55
+    min_seed_similarity: float = 0.60
     alpha: float = 0.65  # R = alpha * S_vec + (1 - alpha) * PPR
     gamma: float = 0.6  # decay per hop in S_graph
     ppr_damping: float = 0.85

@@ -21,6 +21,7 @@ import numpy as np
 
 from core.errors import InvalidInput, LlmUnavailable, NotFound
 from core.extract import OfflineExtractor
+from core.llm import budget_scope
 from core.language import (
     STOPWORDS,
     clean_name,
@@ -180,9 +181,10 @@ class Core:
         known = await self.pool.run(chat, lambda s: self._known_names(s, world))
         topic = known[0]
         try:
-            triples = await self.llm.extract(
-                text=text, author=author, world_topic=topic, known_entities=known[1]
-            )
+            with budget_scope(chat):
+                triples = await self.llm.extract(
+                    text=text, author=author, world_topic=topic, known_entities=known[1]
+                )
             status = "llm"
         except LlmUnavailable as exc:
             log.warning("chat=%s LLM extraction failed, using offline path: %s", chat, exc)
@@ -420,10 +422,11 @@ class Core:
         answer = got.answer
         if self.llm is not None and answer.facts:
             try:
-                reply = await self.llm.answer(
-                    question=question, language=lang, facts=answer.facts, paths=answer.paths,
-                    evidence=got.evidence_text,
-                )
+                with budget_scope(chat):
+                    reply = await self.llm.answer(
+                        question=question, language=lang, facts=answer.facts,
+                        paths=answer.paths, evidence=got.evidence_text,
+                    )
                 allowed = {f.id for f in answer.facts}
                 cited = [c for c in reply.cited_fact_ids if c in allowed]
                 answer = answer.model_copy(
@@ -812,6 +815,9 @@ class Core:
 
     async def close(self) -> None:
         await self.pool.close()
+        aclose = getattr(self.llm, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def decayed_confidence(confidence: float, age: timedelta, half_life: timedelta) -> float:

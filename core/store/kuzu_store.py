@@ -3,7 +3,7 @@
 Why one database per chat: isolation by construction. A query running against chat B's
 database cannot reach chat A's rows whatever its text, forgetting a chat is deleting one
 directory, and chats shard over processes by moving directories. The cost is an open handle
-per active chat (~7 MiB with a 16 MiB buffer pool), bounded by the pool's LRU (core/store/pool.py).
+per active chat (~15 MiB RSS with a 64 MiB buffer pool, which Kùzu fills lazily), bounded by the pool's LRU (core/store/pool.py).
 
 A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock), which
 also serialises writes (Kùzu 0.11 fails a second concurrent write transaction at once).
@@ -68,6 +68,29 @@ def _utc(ts: datetime | None) -> datetime | None:
 def _naive(ts: datetime) -> datetime:
     """Kùzu TIMESTAMP holds naive UTC."""
     return ts.astimezone(UTC).replace(tzinfo=None) if ts.tzinfo else ts
+
+
+def pool_size(db_file: Path, cap_mb: int) -> int:
+    """Buffer pool for one chat: twice its file size, between 16 MiB and the cap.
+
+    Small chats (most of them) stay small in memory; a large chat gets what it needs up to
+    the configured cap, so many open chats fit in one process.
+    """
+    size = db_file.stat().st_size if db_file.exists() else 0
+    wal = db_file.with_name(db_file.name + ".wal")
+    size += wal.stat().st_size if wal.exists() else 0
+    want = max(16 << 20, 1 << max(int(2 * size).bit_length(), 0))
+    return int(min(want, max(cap_mb, 16) << 20))
+
+
+def release_memory() -> None:
+    """Give freed heap back to the OS after closing a database (glibc keeps it otherwise)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def new_id(prefix: str) -> str:
@@ -145,13 +168,13 @@ class WriteOutcome:
 class ChatStore:
     """One chat's database plus its in-memory indexes (entities, messages, worlds)."""
 
-    def __init__(self, path: Path, *, dim: int, model_name: str, buffer_pool_mb: int = 16) -> None:
+    def __init__(self, path: Path, *, dim: int, model_name: str, buffer_pool_mb: int = 256) -> None:
         path.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.dim = dim
         self._db = kuzu.Database(
             str(path / "graph.kz"),
-            buffer_pool_size=buffer_pool_mb << 20,
+            buffer_pool_size=pool_size(path / "graph.kz", buffer_pool_mb),
             max_db_size=1 << 36,  # 64 GiB of address space, not the default 8 TiB
         )
         self._conn = kuzu.Connection(self._db)
@@ -175,6 +198,7 @@ class ChatStore:
     def close(self) -> None:
         self._conn.close()
         self._db.close()
+        release_memory()
 
     def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         result = self._conn.execute(query, params or {})
@@ -198,7 +222,10 @@ class ChatStore:
         try:
             yield
         except BaseException:
-            self._exec("ROLLBACK")
+            try:
+                self._exec("ROLLBACK")
+            except RuntimeError:
+                pass  # Kùzu already rolled back the failed statement's transaction
             raise
         self._exec("COMMIT")
 
@@ -520,6 +547,46 @@ class ChatStore:
             "MATCH ()-[f:FACT]->() WHERE f.status = 'active' RETURN f.id, f.confidence, f.confirmed_at"
         )
         return [(r[0], float(r[1]), _utc(r[2]) or datetime.now(UTC)) for r in rows]
+
+    def bulk_insert(
+        self,
+        entities: Sequence[tuple[str, str, str, str, npt.NDArray[np.float32]]],
+        facts: Sequence[tuple[str, str, str, float]],
+        *,
+        world: str,
+        now: datetime,
+        batch: int = 500,
+    ) -> None:
+        """Bulk import: entities (id, kind, name, key, vector) and facts (subject id, predicate,
+        object id, confidence), batched through UNWIND (orders of magnitude faster than one
+        CREATE per row). Used by imports and benchmarks."""
+        ts = _naive(now)
+        for i in range(0, len(entities), batch):
+            rows = [
+                {"id": e[0], "kind": e[1], "name": e[2], "key": e[3], "emb": e[4].tolist()}
+                for e in entities[i : i + batch]
+            ]
+            with self.transaction():
+                self._exec(
+                    "UNWIND $rows AS r CREATE (:Entity {id: r.id, kind: r.kind, name: r.name, "
+                    "key: r.key, aliases: [], world: $w, ident: '', emb: r.emb, created_at: $now})",
+                    {"rows": rows, "w": world, "now": ts},
+                )
+            for e in entities[i : i + batch]:
+                self._index_entity(EntityRow(e[0], e[1], e[2], e[3], world, ""), e[4])
+        for i in range(0, len(facts), batch):
+            rows = [
+                {"s": f[0], "p": f[1], "o": f[2], "c": f[3], "id": new_id("f")}
+                for f in facts[i : i + batch]
+            ]
+            with self.transaction():
+                self._exec(
+                    "UNWIND $rows AS r MATCH (a:Entity {id: r.s}), (b:Entity {id: r.o}) "
+                    "CREATE (a)-[:FACT {id: r.id, predicate: r.p, confidence: r.c, "
+                    "status: 'active', valid_from: $now, confirmed_at: $now, sources: [], "
+                    "world: $w}]->(b)",
+                    {"rows": rows, "w": world, "now": ts},
+                )
 
     # ------------------------------------------------------------------ forgetting
     def forget_entities(self, entity_ids: Sequence[str]) -> int:

@@ -1,0 +1,31 @@
+"""Helpers shared by the benchmarks: percentiles, RSS, the offline model."""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from pathlib import Path
+
+from core.embedding.fastembed import BUNDLED_MODEL, FastEmbedEmbedder, bundled_minilm_dir
+from core.ports import Embedder
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summary(name: str, ms: list[float]) -> str:
+    return f"{name:<34} p50 {statistics.median(ms):8.2f} ms   p95 {pct(ms, 0.95):8.2f} ms   n={len(ms)}"
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def offline_embedder() -> Embedder:
+    models = Path(tempfile.gettempdir()) / "graphmem-bench-models"
+    return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=bundled_minilm_dir(models), threads=1)

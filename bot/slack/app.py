@@ -1,0 +1,127 @@
+"""Builds the Slack front-end: a slack-bolt AsyncApp wired to the core.
+
+The app is transport-agnostic; runner.py serves it over HTTP (signed requests) or Socket Mode.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.settings import SlackSettings
+from bot.slack.actions import register_actions
+from bot.slack.commands import register_commands
+from bot.slack.common import chat_key, keyword_only
+from bot.slack.messages import register_messages
+from bot.slack.texts import t
+from core.errors import CoreError, InvalidInput, NotFound
+from core.language import detect_language
+
+if TYPE_CHECKING:
+    from core.service import Core
+
+log = logging.getLogger("bot.slack")
+
+PROGRESS_AFTER_S = 1.5  # answers faster than this need no "working on it" note
+
+
+def api_base_url(settings: SlackSettings) -> str:
+    # slack_sdk joins method names onto the base URL: without the trailing slash the last
+    # path segment ("api") would be replaced and every call would 404.
+    return settings.api_base if settings.api_base.endswith("/") else settings.api_base + "/"
+
+
+def make_web_client(settings: SlackSettings) -> AsyncWebClient:
+    token = settings.bot_token.get_secret_value() if settings.bot_token else None
+    return AsyncWebClient(token=token, base_url=api_base_url(settings))
+
+
+def _with_rate_limit_retries(client: AsyncWebClient) -> AsyncWebClient:
+    # slack_sdk retries only connection errors by default; a 429 would otherwise lose the reply.
+    # Bolt copies these handlers into the per-request clients that listeners receive.
+    if not any(isinstance(h, AsyncRateLimitErrorRetryHandler) for h in client.retry_handlers):
+        client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=2))
+    return client
+
+
+def _language(body: dict[str, Any]) -> str:
+    """The language of whatever the user typed (command text or message), English if none."""
+    text = body.get("text") or (body.get("event") or {}).get("text") or ""
+    return detect_language(text) if text else "en"
+
+
+def _user_message(error: Exception, lang: str) -> str:
+    if isinstance(error, InvalidInput):
+        return t("invalid_input", lang, reason=str(error))
+    if isinstance(error, NotFound):
+        return t("not_found", lang)
+    return t("apology", lang)
+
+
+async def _tell_user(text: str, body: dict[str, Any], context: AsyncBoltContext) -> None:
+    """Reply where the failed request came from: its response_url, else its thread."""
+    if context.respond is not None and context.response_url:
+        await context.respond(text=text, response_type="ephemeral", replace_original=False)
+        return
+    event = body.get("event") or {}
+    channel = event.get("channel") or context.channel_id
+    if channel:
+        await context.client.chat_postMessage(
+            channel=channel, thread_ts=event.get("thread_ts") or event.get("ts"), text=text
+        )
+
+
+async def on_error(*, error: Exception, body: dict[str, Any], context: AsyncBoltContext) -> None:
+    """The one error handler: a short message to the user, the cause in the log.
+
+    Logs carry the chat key and the error, never tokens or what the user wrote (Bolt logs
+    request bodies only at DEBUG).
+    """
+    try:
+        chat = chat_key(context)
+    except ValueError:
+        chat = "slack:?"
+    kind = body.get("type") or ("slash_command" if body.get("command") else "request")
+    if isinstance(error, CoreError):  # the user's request was refused on purpose: no traceback
+        log.info("slack %s refused in %s: %s", kind, chat, type(error).__name__)
+    else:
+        log.error("slack %s failed in %s", kind, chat, exc_info=error)
+    try:
+        await _tell_user(_user_message(error, _language(body)), body, context)
+    except Exception:
+        log.warning("could not tell the user about a failure in %s", chat, exc_info=True)
+
+
+def build_slack_app(
+    core: Core,
+    settings: SlackSettings,
+    *,
+    client: AsyncWebClient | None = None,
+    progress_after: float = PROGRESS_AFTER_S,
+) -> AsyncApp:
+    """An AsyncApp with the slash command, mentions, DMs and buttons bound to `core`.
+
+    `client` is the Web API client (tests point it at a fake); by default one is made from the
+    settings' bot token and API base URL.
+    """
+    web_client = _with_rate_limit_retries(client or make_web_client(settings))
+    # Without a signing secret (Socket Mode needs none) HTTP requests must still never pass
+    # verification: an empty secret would make signatures forgeable, a random one fails closed.
+    secret = (
+        settings.signing_secret.get_secret_value()
+        if settings.signing_secret
+        else secrets.token_hex(32)
+    )
+    app = AsyncApp(name="graphmem-slack", client=web_client, signing_secret=secret)
+    command = settings.command if settings.command.startswith("/") else f"/{settings.command}"
+    register_commands(app, core, command=command, progress_after=progress_after)
+    register_messages(app, core, command=command, progress_after=progress_after)
+    register_actions(app, core)
+    app.error(keyword_only(on_error))
+    return app

@@ -1,0 +1,184 @@
+"""The slash command (`/kb` by default) and its subcommands.
+
+Every invocation is acknowledged at once (Slack drops commands not acked within 3 s); the work
+runs after the ack and answers through the command's response_url, which works in any channel
+or DM, even ones the bot has not joined. Answers and remembered facts are posted in the channel
+(the memory is the channel's, so everyone sees what it learnt); listings, confirmations and
+review buttons stay ephemeral, visible only to whoever asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.context.respond.async_respond import AsyncRespond
+
+from bot.slack.blocks import (
+    REVIEW_PAGE,
+    answer_blocks,
+    answer_fallback,
+    escape,
+    forget_blocks,
+    review_blocks,
+    text_blocks,
+)
+from bot.slack.common import chat_key, keyword_only, with_progress
+from bot.slack.texts import t
+from core.errors import NotFound
+from core.language import detect_language
+from core.render import render_facts, render_ingest, render_pending, render_trace, render_worlds
+
+if TYPE_CHECKING:
+    from core.service import Core
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invocation:
+    """One parsed slash command, with everything a subcommand needs to answer."""
+
+    core: Core
+    chat: str
+    user: str
+    arg: str
+    lang: str
+    command: str
+    respond: AsyncRespond
+    progress_after: float
+
+    async def private(self, text: str, blocks: list[dict[str, Any]] | None = None) -> None:
+        await self.respond(text=text, blocks=blocks, response_type="ephemeral")
+
+    async def public(self, text: str, blocks: list[dict[str, Any]]) -> None:
+        await self.respond(text=text, blocks=blocks, response_type="in_channel")
+
+    async def slow(self, work: Awaitable[Any]) -> Any:
+        """Run core work, telling the user (privately) when it takes a while."""
+        return await with_progress(
+            work, after=self.progress_after, notify=lambda: self.private(t("working", self.lang))
+        )
+
+
+async def _ask(inv: Invocation) -> None:
+    if not inv.arg:
+        await inv.private(t("usage_ask", inv.lang, cmd=inv.command))
+        return
+    answer = await inv.slow(inv.core.ask(inv.chat, inv.arg, author=inv.user))
+    preface = t("asked_by", answer.language, user=inv.user, question=escape(inv.arg))
+    blocks = answer_blocks(answer, command=inv.command, preface=preface)
+    await inv.public(answer_fallback(answer), blocks)
+
+
+async def _remember(inv: Invocation) -> None:
+    if not inv.arg:
+        await inv.private(t("usage_remember", inv.lang, cmd=inv.command))
+        return
+    result = await inv.slow(inv.core.remember(inv.chat, author=inv.user, text=inv.arg))
+    text = render_ingest(result, inv.lang)
+    preface = t("told_by", inv.lang, user=inv.user, statement=escape(inv.arg))
+    await inv.public(escape(text), text_blocks(text, preface=preface))
+
+
+async def _why(inv: Invocation) -> None:
+    try:
+        trace = await inv.core.why(inv.chat, inv.arg or None)
+    except NotFound:
+        trace = None
+    if trace is None:
+        missing = t("unknown_trace", inv.lang, trace=escape(inv.arg)) if inv.arg else None
+        await inv.private(missing or t("no_trace", inv.lang))
+        return
+    text = render_trace(trace)
+    await inv.private(escape(text), text_blocks(text))
+
+
+async def _worlds(inv: Invocation) -> None:
+    text = render_worlds(await inv.core.worlds(inv.chat))
+    await inv.private(escape(text), text_blocks(text))
+
+
+async def _facts(inv: Invocation) -> None:
+    try:
+        facts = await inv.core.facts(inv.chat, inv.arg or None)
+    except NotFound:
+        await inv.private(t("no_facts_about", inv.lang, name=escape(inv.arg)))
+        return
+    text = render_facts(facts)
+    await inv.private(escape(text), text_blocks(text))
+
+
+async def _forget(inv: Invocation) -> None:
+    """Ask for confirmation with a button; actions.py does the erasing when it is pressed."""
+    if not inv.arg:
+        await inv.private(t("usage_forget", inv.lang, cmd=inv.command))
+        return
+    name = None if inv.arg.lower() == "all" else inv.arg
+    blocks = forget_blocks(name, inv.lang)
+    await inv.private(blocks[0]["text"]["text"], blocks)
+
+
+async def review_message(
+    core: Core, chat: str, lang: str, *, note: str | None = None
+) -> tuple[str, list[dict[str, Any]]]:
+    """The review queue as (fallback text, blocks with approve/reject buttons)."""
+    pending = await core.pending(chat)
+    rendered = [render_pending(p) for p in pending[:REVIEW_PAGE]]
+    blocks = review_blocks(pending, rendered, lang, note=note)
+    header = t("review_header", lang) if pending else t("review_empty", lang)
+    text = "\n".join([*([note] if note else []), header, *(escape(r) for r in rendered)])
+    return text, blocks
+
+
+async def _review(inv: Invocation) -> None:
+    text, blocks = await review_message(inv.core, inv.chat, inv.lang)
+    await inv.private(text, blocks)
+
+
+async def _help(inv: Invocation) -> None:
+    await inv.private(t("help", inv.lang, cmd=inv.command))
+
+
+SUBCOMMANDS: dict[str, Callable[[Invocation], Awaitable[None]]] = {
+    "ask": _ask,
+    "remember": _remember,
+    "why": _why,
+    "worlds": _worlds,
+    "facts": _facts,
+    "forget": _forget,
+    "review": _review,
+    "help": _help,
+}
+
+
+def register_commands(app: AsyncApp, core: Core, *, command: str, progress_after: float) -> None:
+    async def on_command(
+        *, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
+    ) -> None:
+        await ack()  # first, always: the 3-second deadline covers only this
+        sub, _, rest = (command.get("text") or "").strip().partition(" ")
+        arg = rest.strip()
+        inv = Invocation(
+            core=core,
+            chat=chat_key(context),
+            user=command["user_id"],
+            arg=arg,
+            lang=detect_language(arg) if arg else "en",
+            command=command_name,
+            respond=respond,
+            progress_after=progress_after,
+        )
+        handler = SUBCOMMANDS.get(sub.lower())
+        if handler is not None:
+            await handler(inv)
+        elif sub:
+            unknown = t("unknown_subcommand", inv.lang, sub=escape(sub[:40]))
+            await inv.private(f"{unknown}\n{t('help', inv.lang, cmd=command_name)}")
+        else:
+            await _help(inv)
+
+    command_name = command
+    app.command(command)(keyword_only(on_command))

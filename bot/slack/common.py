@@ -1,0 +1,101 @@
+"""Small helpers shared by the Slack listeners: chat keys, text conversion, progress, wiring."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import inspect
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from slack_bolt.context.async_context import AsyncBoltContext
+
+log = logging.getLogger("bot.slack")
+
+T = TypeVar("T")
+Listener = Callable[..., Awaitable[Any]]
+
+_USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+_CHANNEL_MENTION = re.compile(r"<#[CG][A-Z0-9]+\|([^>]*)>")
+_LINK = re.compile(r"<(?:mailto:)?([^>|]+)(?:\|([^>]*))?>")
+
+
+def chat_key(context: AsyncBoltContext) -> str:
+    """The core chat for a request: one per workspace channel or DM; threads share the channel.
+
+    The team id is part of the key so the same channel id in another workspace stays apart.
+    """
+    team = context.team_id or context.enterprise_id
+    channel = context.channel_id
+    if not team or not channel:
+        raise ValueError("Slack request without a team or channel id")
+    return f"slack:{team}:{channel}"
+
+
+def plain_text(text: str, *, bot_user_id: str | None = None) -> str:
+    """Slack message markup to the plain text the core reads.
+
+    Mentions of the bot itself are dropped (they address the bot, they are not content); other
+    mentions keep the user id, channel links keep their name, links keep their label or URL.
+    """
+    if bot_user_id:
+        text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
+    text = _USER_MENTION.sub(r"@\1", text)
+    text = _CHANNEL_MENTION.sub(r"#\1", text)
+    text = _LINK.sub(lambda m: m.group(2) or m.group(1), text)
+    return " ".join(html.unescape(text).split())
+
+
+def message_time(ts: str | None) -> datetime | None:
+    """A Slack message ts ("1700000000.000100") as an aware UTC datetime."""
+    try:
+        return datetime.fromtimestamp(float(ts), tz=UTC) if ts else None
+    except ValueError:
+        return None
+
+
+async def with_progress(
+    work: Awaitable[T], *, after: float, notify: Callable[[], Awaitable[object]]
+) -> T:
+    """Await `work`; if it takes longer than `after` seconds, call `notify` once meanwhile.
+
+    Fast answers then arrive without a "working on it" flicker, slow ones show progress.
+    """
+    task = asyncio.ensure_future(work)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=after)
+        if not done:
+            try:
+                await notify()
+            except Exception:  # a lost progress note must not lose the answer
+                log.warning("could not show progress", exc_info=True)
+        return await task
+    finally:
+        if not task.done():  # we were cancelled: do not leave the work running unowned
+            task.cancel()
+
+
+def keyword_only(func: Listener) -> Listener:
+    """Let Bolt call a listener whose parameters are keyword-only.
+
+    Bolt picks the arguments to inject from `inspect.getfullargspec(func).args`, which omits
+    keyword-only parameters, so `async def f(*, ack, body)` would be called with nothing. The
+    wrapper advertises the same names as ordinary parameters; Bolt always passes them by name.
+    """
+
+    async def listener(**kwargs: Any) -> Any:
+        return await func(**kwargs)
+
+    signature = inspect.signature(func)
+    listener.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[
+            p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for p in signature.parameters.values()
+        ]
+    )
+    listener.__name__ = func.__name__
+    listener.__qualname__ = func.__qualname__
+    return listener

@@ -1,0 +1,65 @@
+"""Runs the Slack app: Socket Mode when an app-level token is set, else HTTP with signatures.
+
+Called by the composition root (bot/app.py) next to the other front-ends; returns when
+`stop_event` is set (or when cancelled), after closing the socket or the HTTP server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+
+from bot.settings import SlackSettings
+from bot.slack.app import build_slack_app, make_web_client
+
+if TYPE_CHECKING:
+    from core.service import Core
+
+log = logging.getLogger("bot.slack")
+
+EVENTS_PATH = "/slack/events"  # commands, events and interactivity all arrive here (manifest.yml)
+
+
+async def start_http(app: AsyncApp, *, host: str, port: int) -> web.AppRunner:
+    """Serve `app` on host:port (port 0 picks a free one: see runner.addresses).
+
+    Bolt's own app.start() would bind 0.0.0.0 and block; this binds only where asked.
+    """
+    runner = web.AppRunner(app.web_app(path=EVENTS_PATH), shutdown_timeout=5)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    return runner
+
+
+async def run_slack(
+    core: Core, settings: SlackSettings, *, stop_event: asyncio.Event | None = None
+) -> None:
+    if settings.bot_token is None:
+        raise ValueError("SLACK_BOT_TOKEN is required to run the Slack app")
+    if settings.app_token is None and settings.signing_secret is None:
+        raise ValueError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)")
+    app = build_slack_app(core, settings, client=make_web_client(settings))
+    stop = stop_event or asyncio.Event()  # no event: run until cancelled
+
+    if settings.app_token is not None:
+        # The Socket Mode client opens an aiohttp session when built: build it inside the loop.
+        handler = AsyncSocketModeHandler(app, settings.app_token.get_secret_value())
+        try:
+            await handler.connect_async()  # type: ignore[no-untyped-call]  # untyped in slack-bolt
+            log.info("Slack app connected in Socket Mode")
+            await stop.wait()
+        finally:
+            await handler.close_async()  # type: ignore[no-untyped-call]
+        return
+
+    runner = await start_http(app, host=settings.host, port=settings.port)
+    try:
+        log.info("Slack app listening on http://%s:%s%s", settings.host, settings.port, EVENTS_PATH)
+        await stop.wait()
+    finally:
+        await runner.cleanup()

@@ -1,0 +1,88 @@
+"""Inline button presses: /forget confirmation and /review approve/reject."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aiogram import Bot, Router
+from aiogram.types import CallbackQuery, Message
+
+from bot.telegram.common import GROUP_TYPES, chat_key, is_admin, lang_of
+from bot.telegram.formatting import escape
+from bot.telegram.keyboards import Confirmations, ForgetCb, ReviewCb
+from bot.telegram.texts import t
+from core.errors import NotFound
+
+if TYPE_CHECKING:
+    from core.service import Core
+
+
+async def on_forget(
+    query: CallbackQuery,
+    callback_data: ForgetCb,
+    bot: Bot,
+    core: Core,
+    confirmations: Confirmations,
+) -> None:
+    lang = lang_of(query.from_user)
+    message = query.message
+    if not isinstance(message, Message):  # too old: Telegram no longer shows its content
+        await query.answer(t(lang, "expired"))
+        return
+    request = confirmations.get(callback_data.token, chat_id=message.chat.id)
+    if request is None:
+        await query.answer(t(lang, "expired"))
+        await message.edit_reply_markup(reply_markup=None)
+        return
+    if query.from_user.id != request.user_id:
+        # Buttons are visible to the whole group; only the asker decides.
+        await query.answer(t(lang, "not_yours"), show_alert=True)
+        return
+    confirmations.discard(callback_data.token)
+    if not callback_data.ok:
+        await message.edit_text(escape(t(lang, "forget_cancelled")))
+        await query.answer()
+        return
+    chat = chat_key(message.chat.id)
+    if request.entity is None:
+        # Rights may have changed since the question was asked.
+        if message.chat.type in GROUP_TYPES and not await is_admin(
+            bot, message.chat.id, query.from_user.id
+        ):
+            await query.answer(t(lang, "admins_only"), show_alert=True)
+            return
+        await core.forget_chat(chat)
+        done = t(lang, "forget_done_all")
+    else:
+        count = await core.forget_entity(chat, request.entity)
+        done = t(lang, "forget_done_entity", name=request.entity, count=count)
+    await message.edit_text(escape(done))
+    await query.answer()
+
+
+async def on_review(query: CallbackQuery, callback_data: ReviewCb, core: Core) -> None:
+    lang = lang_of(query.from_user)
+    message = query.message
+    if not isinstance(message, Message):
+        await query.answer(t(lang, "expired"))
+        return
+    try:
+        await core.review(chat_key(message.chat.id), callback_data.pending_id, callback_data.ok)
+    except NotFound:
+        # Someone else pressed first, or the item was dropped: just retire the buttons.
+        await message.edit_reply_markup(reply_markup=None)
+        await query.answer(t(lang, "already_reviewed"))
+        return
+    verdict = "approved" if callback_data.ok else "rejected"
+    status = t(lang, verdict, name=query.from_user.full_name)
+    # Keep the fact's text and say who decided; no reply_markup removes the buttons.
+    await message.edit_text(escape(f"{message.text or ''}\n\n{status}".strip()))
+    await query.answer()
+
+
+def make_router() -> Router:
+    """A fresh router per Dispatcher (an aiogram router can be attached only once)."""
+    router = Router(name="callbacks")
+    router.callback_query.register(on_forget, ForgetCb.filter())
+    router.callback_query.register(on_review, ReviewCb.filter())
+    return router

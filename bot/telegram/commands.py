@@ -1,0 +1,206 @@
+"""Command handlers. Each turns one command into one core call and one reply.
+
+Handlers receive `core`, `limiter` and `confirmations` by parameter name from the Dispatcher's
+workflow data (see runner.build_dispatcher).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from aiogram import Bot, Router
+from aiogram.enums import ChatAction
+from aiogram.filters import Command, CommandObject, CommandStart
+from aiogram.types import BufferedInputFile, Message
+from pydantic import ValidationError
+
+from bot.telegram.common import (
+    author_of,
+    chat_key,
+    is_admin,
+    is_group,
+    lang_of,
+    rate_limited,
+    send_long,
+    typing,
+)
+from bot.telegram.formatting import escape
+from bot.telegram.keyboards import Confirmations, forget_keyboard, review_keyboard
+from bot.telegram.ratelimit import QuestionLimiter
+from bot.telegram.texts import help_text, t
+from core import render
+from core.errors import InvalidInput, NotFound
+from core.models import TripleIn
+
+if TYPE_CHECKING:
+    from core.service import Core
+
+REVIEW_BATCH = 10  # pending facts shown per /review, each with its own buttons
+
+
+async def cmd_start(message: Message) -> None:
+    lang = lang_of(message.from_user)
+    await send_long(message, f"{t(lang, 'start')}\n\n{help_text(lang)}")
+
+
+async def cmd_help(message: Message) -> None:
+    await send_long(message, help_text(lang_of(message.from_user)))
+
+
+async def cmd_ask(
+    message: Message, command: CommandObject, core: Core, limiter: QuestionLimiter
+) -> None:
+    question = (command.args or "").strip()
+    if not question:
+        await send_long(message, t(lang_of(message.from_user), "ask_usage"))
+        return
+    if await rate_limited(message, limiter):
+        return
+    async with typing(message):
+        answer = await core.ask(chat_key(message.chat.id), question, author=author_of(message))
+    await send_long(message, render.render_answer(answer))
+
+
+def parse_triple(parts: list[str]) -> TripleIn:
+    """ "subject | kind | PREDICATE | object | kind" -> TripleIn (the core validates the rest)."""
+    subject, subject_kind, predicate, obj, object_kind = (p.strip() for p in parts)
+    try:
+        return TripleIn(
+            subject=subject,
+            subject_kind=subject_kind.lower(),
+            predicate=predicate.upper().replace(" ", "_"),
+            object=obj,
+            object_kind=object_kind.lower(),
+        )
+    except ValidationError as exc:
+        fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e.get("loc"))
+        raise InvalidInput(f"empty or too long: {fields}") from exc
+
+
+async def cmd_remember(message: Message, command: CommandObject, core: Core) -> None:
+    lang = lang_of(message.from_user)
+    text = (command.args or "").strip()
+    parts = text.split("|")
+    if not text or len(parts) not in (1, 5):
+        await send_long(message, t(lang, "remember_usage"))
+        return
+    chat = chat_key(message.chat.id)
+    async with typing(message):
+        if len(parts) == 5:
+            result = await core.remember_triple(
+                chat, parse_triple(parts), author=author_of(message)
+            )
+        else:
+            result = await core.remember(
+                chat,
+                author=author_of(message),
+                text=text,
+                message_id=str(message.message_id),
+                ts=message.date,
+            )
+    await send_long(message, render.render_ingest(result, lang))
+
+
+async def cmd_why(message: Message, command: CommandObject, core: Core) -> None:
+    trace_id = (command.args or "").strip() or None
+    trace = await core.why(chat_key(message.chat.id), trace_id)
+    if trace is None:
+        await send_long(message, t(lang_of(message.from_user), "no_trace"))
+        return
+    await send_long(message, render.render_trace(trace))
+
+
+async def cmd_worlds(message: Message, core: Core) -> None:
+    worlds = await core.worlds(chat_key(message.chat.id))
+    if not worlds:
+        await send_long(message, t(lang_of(message.from_user), "no_worlds"))
+        return
+    await send_long(message, render.render_worlds(worlds))
+
+
+async def cmd_facts(message: Message, command: CommandObject, core: Core) -> None:
+    entity = (command.args or "").strip() or None
+    try:
+        facts = await core.facts(chat_key(message.chat.id), entity)
+    except NotFound:  # an entity this chat never mentioned: say so in our own words
+        facts = []
+    if not facts:
+        lang = lang_of(message.from_user)
+        text = t(lang, "no_facts_about", name=entity) if entity else t(lang, "no_facts")
+        await send_long(message, text)
+        return
+    await send_long(message, render.render_facts(facts))
+
+
+async def cmd_forget(
+    message: Message, command: CommandObject, bot: Bot, confirmations: Confirmations
+) -> None:
+    lang = lang_of(message.from_user)
+    target = (command.args or "").strip()
+    if not target or message.from_user is None:
+        await send_long(message, t(lang, "forget_usage"))
+        return
+    everything = target.lower() == "all"
+    if everything and is_group(message) and not await _may_forget_all(message, bot):
+        await send_long(message, t(lang, "admins_only"))
+        return
+    token = confirmations.add(
+        chat_id=message.chat.id,
+        user_id=message.from_user.id,
+        entity=None if everything else target,
+    )
+    question = (
+        t(lang, "forget_confirm_all")
+        if everything
+        else t(lang, "forget_confirm_entity", name=target)
+    )
+    await message.reply(escape(question), reply_markup=forget_keyboard(token, lang))
+
+
+async def _may_forget_all(message: Message, bot: Bot) -> bool:
+    if message.sender_chat is not None and message.sender_chat.id == message.chat.id:
+        return True  # an anonymous admin posts as the group itself
+    assert message.from_user is not None
+    return await is_admin(bot, message.chat.id, message.from_user.id)
+
+
+async def cmd_review(message: Message, core: Core) -> None:
+    lang = lang_of(message.from_user)
+    pending = await core.pending(chat_key(message.chat.id))
+    if not pending:
+        await send_long(message, t(lang, "nothing_pending"))
+        return
+    for item in pending[:REVIEW_BATCH]:
+        # One message per fact, so a button press edits exactly that fact's message.
+        await message.answer(
+            escape(render.render_pending(item)), reply_markup=review_keyboard(item.id, lang)
+        )
+    if len(pending) > REVIEW_BATCH:
+        await send_long(message, t(lang, "more_pending", count=len(pending) - REVIEW_BATCH))
+
+
+async def cmd_export(message: Message, core: Core) -> None:
+    lang = lang_of(message.from_user)
+    async with typing(message, ChatAction.UPLOAD_DOCUMENT):
+        dump = await core.export(chat_key(message.chat.id))
+        # default=str: datetimes and ids the core may leave as objects still serialise.
+        data = json.dumps(dump, ensure_ascii=False, indent=2, default=str).encode("utf-8")
+        document = BufferedInputFile(data, filename=f"graph-{message.chat.id}.json")
+        await message.answer_document(document, caption=escape(t(lang, "export_caption")))
+
+
+def make_router() -> Router:
+    """A fresh router per Dispatcher (an aiogram router can be attached only once)."""
+    router = Router(name="commands")
+    router.message.register(cmd_start, CommandStart())
+    router.message.register(cmd_help, Command("help"))
+    router.message.register(cmd_ask, Command("ask"))
+    router.message.register(cmd_remember, Command("remember"))
+    router.message.register(cmd_why, Command("why"))
+    router.message.register(cmd_worlds, Command("worlds"))
+    router.message.register(cmd_facts, Command("facts"))
+    router.message.register(cmd_forget, Command("forget"))
+    router.message.register(cmd_review, Command("review"))
+    router.message.register(cmd_export, Command("export"))
+    return router
