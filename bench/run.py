@@ -29,7 +29,7 @@ from core.store.pool import StorePool
 from ontology import load_ontology
 
 
-def make_core(root: Path, embedder, max_open: int = 32) -> Core:  # type: ignore[no-untyped-def]
+def make_core(root: Path, embedder, max_open: int = 16) -> Core:  # type: ignore[no-untyped-def]
     pool = StorePool(root, dim=embedder.dim, model_name=embedder.model_name, max_open=max_open)
     return Core(pool=pool, embedder=embedder, ontology=load_ontology(), config=CoreConfig())
 

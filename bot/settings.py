@@ -22,8 +22,8 @@ class StorageSettings(BaseSettings):
 
     data_dir: Path = Path("./data")
     ontology_path: Path | None = None  # default: the packaged ontology/llms.txt
-    max_open_chats: int = Field(default=32, ge=1)  # open Kùzu databases kept in the LRU
-    buffer_pool_mb: int = Field(default=256, ge=16)  # cap per open chat database
+    max_open_chats: int = Field(default=16, ge=1)  # open Kùzu databases kept in the LRU
+    buffer_pool_mb: int = Field(default=256, ge=64)  # per open chat database
     log_level: str = "INFO"
 
 
