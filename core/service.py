@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -486,24 +484,33 @@ class Core:
             for name in (c.subject, *c.objects)
             if name and not self._literal_entities(store, name, worlds)
         ]
-        sims = store.entity_vectors.scores(q_emb)
-        s_vec = {eid: float(sims[i]) for i, eid in enumerate(store.entity_vectors.ids)}
+        vectors = store.entity_vectors
+        sims = vectors.scores(q_emb)  # one scan; every cosine below is read from it
+
+        def cosine(eid: str) -> float:
+            if eid in literal:
+                return 1.0
+            row = vectors.row(eid)
+            return 0.0 if row is None else float(sims[row])
+
         vec_seeds = [
-            (eid, s) for eid, s in store.entity_vectors.top_k(q_emb, cfg.top_k_seeds)
+            (eid, s) for eid, s in vectors.best(sims, cfg.top_k_seeds)
             if s >= cfg.min_seed_similarity and store.entities[eid].world in worlds
         ]
         if unknown and not literal:
             vec_seeds = []  # the question names something we do not know: say so, don't guess
-        kinds = self._kind_targets(question)
         targets = sorted(
-            (e.id for e in store.entities.values() if e.kind in kinds and e.world in worlds),
-            key=lambda i: -s_vec.get(i, 0.0),
+            (
+                eid
+                for kind in self._kind_targets(question)
+                for eid in store.by_kind.get(kind, ())
+                if store.entities[eid].world in worlds
+            ),
+            key=lambda i: -cosine(i),
         )[:20]
-        for eid in literal:
-            s_vec[eid] = 1.0
         sources = literal or [e for e, _ in vec_seeds]
-        evidence_ids, evidence_text = self._evidence(store, q_emb, literal, [])
         if not sources:
+            evidence_ids, evidence_text = self._evidence(store, q_emb, literal, [])
             names = ", ".join(unknown) if unknown else self._content_phrase(question)
             answer = base.model_copy(
                 update={
@@ -523,6 +530,7 @@ class Core:
             sources, edges.values(), max_hops=self._max_hops, limit=2 * cfg.hops
         )
         kept = set(reach)
+        s_vec = {n: cosine(n) for n in kept}
         sub_edges = [e for e in edges.values() if e.src in kept and e.dst in kept]
         nodes = sorted(kept)
         personal = {eid: max(s_vec.get(eid, 0.0), 0.0) for eid in sources}
@@ -754,8 +762,8 @@ class Core:
             # a person confirmed it: it enters memory with full confidence
             triple = item.triple.model_copy(update={"confidence": 1.0})
             source = item.sources[0] if item.sources else ""
-            world = (store.messages([source])[0].world if source and store.messages([source])
-                     else next(iter(store.worlds), ""))
+            origin = store.messages([source]) if source else []
+            world = origin[0].world if origin else next(iter(store.worlds), "")
             result = self._write_triples(store, [triple], source=source, world=world)
             return result.stored[0] if result.stored else None
 
@@ -844,11 +852,3 @@ def render_ingest_text(result: IngestResult, lang: str) -> str:
         reasons = "; ".join(r.reason for r in result.rejected[:3])
         parts.append(t("rejected", lang, n=len(result.rejected), reasons=reasons))
     return "\n".join(parts) or t("noted", lang)
-
-
-def trace_json(trace: Trace) -> str:
-    return json.dumps(trace.model_dump(mode="json"), ensure_ascii=False)
-
-
-def new_trace_id() -> str:
-    return uuid.uuid4().hex[:12]

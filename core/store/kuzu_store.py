@@ -178,6 +178,7 @@ class ChatStore:
         self.entities: dict[str, EntityRow] = {}
         self.by_key: dict[tuple[str, str], str] = {}  # (world, key) -> entity id
         self.by_ident: dict[str, str] = {}  # stable identifier -> entity id
+        self.by_kind: dict[str, set[str]] = {}  # kind -> entity ids ("which policy ...")
         self.entity_vectors = VectorMatrix(dim)
         self.message_vectors = VectorMatrix(dim)
         self.message_ids: set[str] = set()
@@ -297,6 +298,7 @@ class ChatStore:
 
     def _index_entity(self, ent: EntityRow, vec: npt.NDArray[np.float32] | None) -> None:
         self.entities[ent.id] = ent
+        self.by_kind.setdefault(ent.kind, set()).add(ent.id)
         self.by_key[(ent.world, ent.key)] = ent.id
         for alias in ent.aliases:
             self.by_key.setdefault((ent.world, alias), ent.id)
@@ -597,6 +599,7 @@ class ChatStore:
         for eid in ids:
             ent = self.entities.pop(eid, None)
             if ent:
+                self.by_kind.get(ent.kind, set()).discard(eid)
                 self.by_key = {k: v for k, v in self.by_key.items() if v != eid}
                 if ent.ident:
                     self.by_ident.pop(ent.ident, None)

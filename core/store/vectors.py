@@ -65,15 +65,14 @@ class VectorMatrix:
             return np.zeros(0, dtype=np.float32)
         return self.matrix @ query
 
-    def top_k(
-        self, query: npt.NDArray[np.float32], k: int, mask: npt.NDArray[np.bool_] | None = None
-    ) -> list[tuple[str, float]]:
-        sims = self.scores(query)
-        if mask is not None:
-            sims = np.where(mask, sims, -np.inf)
+    def top_k(self, query: npt.NDArray[np.float32], k: int) -> list[tuple[str, float]]:
+        return self.best(self.scores(query), k)
+
+    def best(self, sims: npt.NDArray[np.float32], k: int) -> list[tuple[str, float]]:
+        """The k highest of precomputed scores (one per row), best first."""
         k = min(k, len(sims))
         if k <= 0:
             return []
         idx = np.argpartition(-sims, k - 1)[:k]
         idx = idx[np.argsort(-sims[idx])]
-        return [(self.ids[i], float(sims[i])) for i in idx if np.isfinite(sims[i])]
+        return [(self.ids[i], float(sims[i])) for i in idx]
