@@ -31,6 +31,7 @@ lint: $(STAMP)  ## ruff + mypy (strict on core/ and ontology/)
 
 bench: $(STAMP)  ## print performance figures (see README)
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.recall
 
 clean:  ## remove the virtualenv and caches (keeps ./data)
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from pathlib import Path
 
 from bot.settings import Settings
 from core.errors import CoreError
-from core.ports import Embedder, Llm
-from core.service import Core, CoreConfig
+from core.handoff import HandoffConfig, HandoffService, HandoffStore
+from core.ports import Clock, Embedder, Llm
+from core.service import Core, CoreConfig, SystemClock
 from core.store.pool import StorePool
+from core.worlds import WorldParams, params_for
 from ontology import load_ontology
 
 log = logging.getLogger(__name__)
@@ -20,7 +23,7 @@ def build_embedder(settings: Settings) -> Embedder:
     if emb.backend == "use":
         from core.embedding.use import UseEmbedder
 
-        return UseEmbedder()
+        return UseEmbedder(threads=emb.threads)
     from core.embedding.fastembed import (
         BUNDLED,
         BUNDLED_MODEL,
@@ -64,14 +67,47 @@ def build_llm(settings: Settings) -> Llm | None:
     )
 
 
-def core_config(settings: Settings) -> CoreConfig:
+def world_params(settings: Settings, model_name: str) -> WorldParams:
+    """The routing constants calibrated for this model, with any WORLDS_* override applied."""
+    w = settings.worlds
+    return params_for(
+        model_name, base=w.base_threshold, step=w.maturity_step,
+        merge_similarity=w.merge_similarity, continuity=w.continuity,
+        window_s=w.continuity_window_s, entity_pull=w.entity_pull, margin=w.question_margin,
+    )
+
+
+# RetrievalSettings fields passed to CoreConfig as recall_<name> (evidence recall, issue 4)
+RECALL_KEYS = (
+    "depth", "rrf_k", "w_meaning", "w_words", "w_entities", "w_speaker", "w_time",
+    "w_neighbours", "neighbour_hits", "time_first", "min_tokens", "short_penalty", "time_anchor",
+)
+
+
+def core_config(settings: Settings, model_name: str = "") -> CoreConfig:
     r, w = settings.retrieval, settings.worlds
     return CoreConfig(
         hops=r.hops, top_k_seeds=r.top_k_seeds, min_seed_similarity=r.min_seed_similarity,
         alpha=r.alpha, gamma=r.gamma, ppr_damping=r.ppr_damping, max_facts=r.max_facts,
-        evidence_k=r.evidence_k, world_mode=w.mode, world_base=w.base_threshold,
-        world_step=w.maturity_step, merge_similarity=w.merge_similarity,
+        evidence_k=r.evidence_k, world_mode=w.mode,
+        **{f"recall_{k}": v for k, v in r.model_dump().items() if k in RECALL_KEYS},
+        world_params=world_params(settings, model_name),
     )
+
+
+def build_handoff(settings: Settings, clock: Clock | None = None) -> HandoffService | None:
+    """Hand-off to managers (issue 8): on only when some manager is configured, so no client
+    is promised a follow-up nobody will see. Records live in <data_dir>/handoff.sqlite3."""
+    h = settings.handoff
+    if not h.telegram_manager_ids and not h.slack_channel:
+        return None
+    config = HandoffConfig(
+        window=timedelta(minutes=h.window_minutes),
+        resend_after=timedelta(minutes=h.resend_minutes),
+        max_resends=h.max_resends,
+    )
+    store = HandoffStore(settings.storage.data_dir / "handoff.sqlite3")
+    return HandoffService(store, clock=clock or SystemClock(), config=config)
 
 
 def build_core(settings: Settings, *, embedder: Embedder | None = None, with_llm: bool = True) -> Core:
@@ -82,7 +118,11 @@ def build_core(settings: Settings, *, embedder: Embedder | None = None, with_llm
         max_open=settings.storage.max_open_chats, buffer_pool_mb=settings.storage.buffer_pool_mb,
     )
     llm = build_llm(settings) if with_llm else None
-    return Core(pool=pool, embedder=embedder, ontology=ontology, config=core_config(settings), llm=llm)
+    return Core(
+        pool=pool, embedder=embedder, ontology=ontology,
+        config=core_config(settings, embedder.model_name), llm=llm,
+        handoff=build_handoff(settings),
+    )
 
 
 __all__ = ["CoreError", "build_core", "build_embedder", "core_config"]

@@ -31,6 +31,37 @@ async def decay_job(core: Core, settings: Settings) -> dict[str, int]:
     return {"closed": closed}
 
 
+async def merge_job(core: Core, settings: Settings) -> dict[str, int]:
+    """Merge worlds whose centroids drifted together (core.worlds.merge_all)."""
+    merged = 0
+    for chat in core.pool.chats():
+        try:
+            merged += len(await core.merge_worlds(chat))
+        except Exception:
+            log.exception("chat=%s world merge failed", chat)
+    log.info("merge: %d worlds merged", merged)
+    return {"merged": merged}
+
+
+async def death_job(core: Core, settings: Settings) -> dict[str, int]:
+    """Remove worlds left with no active facts and no recent message."""
+    removed = 0
+    idle = timedelta(days=settings.jobs.world_idle_days)
+    for chat in core.pool.chats():
+        try:
+            removed += len(await core.remove_dead_worlds(chat, idle=idle))
+        except Exception:
+            log.exception("chat=%s world removal failed", chat)
+    log.info("death: %d worlds removed", removed)
+    return {"removed_worlds": removed}
+
+
+async def worlds_job(core: Core, settings: Settings) -> dict[str, int]:
+    report = await merge_job(core, settings)
+    report.update(await death_job(core, settings))
+    return report
+
+
 async def retry_job(core: Core, settings: Settings) -> dict[str, int]:
     done = 0
     for chat in core.pool.chats():
@@ -43,10 +74,23 @@ async def retry_job(core: Core, settings: Settings) -> dict[str, int]:
     return {"retried": done}
 
 
+async def handoff_job(core: Core, settings: Settings) -> dict[str, int]:
+    """Issue 8: retry undelivered hand-off cards and failed edits, re-send untaken ones."""
+    if core.handoff is None:
+        return {}
+    try:
+        return await core.handoff.tick()
+    except Exception:
+        log.exception("hand-off job failed")
+        return {}
+
+
 async def run_jobs_once(core: Core, settings: Settings) -> dict[str, Any]:
     report: dict[str, Any] = {}
-    report.update(await decay_job(core, settings))
+    report.update(await decay_job(core, settings))  # first: closed facts let worlds die
+    report.update(await worlds_job(core, settings))
     report.update(await retry_job(core, settings))
+    report.update(await handoff_job(core, settings))
     return report
 
 
@@ -60,6 +104,11 @@ def build_scheduler(core: Core, settings: Settings) -> Any:
     jobs = settings.jobs
     scheduler.add_job(decay_job, "interval", minutes=jobs.decay_minutes, args=[core, settings],
                       id="decay", replace_existing=True)
+    scheduler.add_job(worlds_job, "interval", minutes=jobs.merge_minutes, args=[core, settings],
+                      id="worlds", replace_existing=True)
     scheduler.add_job(retry_job, "interval", minutes=jobs.retry_minutes, args=[core, settings],
                       id="retry", replace_existing=True)
+    if core.handoff is not None:
+        scheduler.add_job(handoff_job, "interval", seconds=settings.handoff.retry_seconds,
+                          args=[core, settings], id="handoff", replace_existing=True)
     return scheduler

@@ -28,12 +28,14 @@ async def run_all(settings: Settings) -> int:
     if settings.telegram.bot_token is not None:
         from bot.telegram.runner import run_telegram
 
-        fronts.append(run_telegram(core, settings.telegram, stop_event=stop))
+        fronts.append(
+            run_telegram(core, settings.telegram, stop_event=stop, handoff=settings.handoff)
+        )
     slack = settings.slack
     if slack.bot_token is not None and (slack.app_token is not None or slack.signing_secret is not None):
         from bot.slack.runner import run_slack
 
-        fronts.append(run_slack(core, slack, stop_event=stop))
+        fronts.append(run_slack(core, slack, stop_event=stop, handoff=settings.handoff))
     scheduler = build_scheduler(core, settings)
     scheduler.start()
     try:
@@ -51,4 +53,6 @@ async def run_all(settings: Settings) -> int:
     finally:
         scheduler.shutdown(wait=False)
         await core.close()
+        if core.handoff is not None:
+            await core.handoff.aclose()
     return 0

@@ -23,7 +23,7 @@ class StorageSettings(BaseSettings):
     data_dir: Path = Path("./data")
     ontology_path: Path | None = None  # default: the packaged ontology/llms.txt
     max_open_chats: int = Field(default=16, ge=1)  # open Kùzu databases kept in the LRU
-    buffer_pool_mb: int = Field(default=256, ge=64)  # per open chat database
+    buffer_pool_mb: int = Field(default=256, ge=32)  # cap per open chat database
     log_level: str = "INFO"
 
 
@@ -50,15 +50,36 @@ class RetrievalSettings(BaseSettings):
     ppr_damping: float = 0.85
     max_facts: int = Field(default=30, ge=1)  # context budget
     evidence_k: int = Field(default=10, ge=1)
+    # evidence recall over messages: weighted RRF of signals (core/recall.py, bench/recall.py)
+    depth: int = Field(default=50, ge=1)  # candidates per signal
+    rrf_k: int = Field(default=60, ge=1)
+    w_meaning: float = 1.0
+    w_words: float = 1.0
+    w_entities: float = 1.0
+    w_speaker: float = 1.0
+    w_time: float = 1.0
+    w_neighbours: float = 0.5
+    neighbour_hits: int = Field(default=3, ge=0)
+    time_first: bool = True  # messages inside the question's period rank first
+    min_tokens: int = Field(default=3, ge=0)  # shorter messages count as chit-chat ...
+    short_penalty: float = 0.15  # ... and lose this much cosine
+    time_anchor: str = "clock"  # "clock" or "latest" (the chat's latest message)
 
 
 class WorldSettings(BaseSettings):
     model_config = _cfg("WORLDS_")
 
-    mode: str = "single"  # "single": one world per chat; "adaptive": route by topic
-    base_threshold: float = 0.60
-    maturity_step: float = 0.10
-    merge_similarity: float = 0.94
+    # "single": one world per chat (default: the default offline model, English MiniLM, does
+    # not meet the routing target on Russian; see bench/worlds.py); "adaptive": route by topic
+    mode: str = "single"
+    # unset: the constants calibrated for the embedding model in use (core.worlds.params_for)
+    base_threshold: float | None = None
+    maturity_step: float | None = None
+    merge_similarity: float | None = None
+    continuity: float | None = None  # bonus of the previous message's world
+    continuity_window_s: float | None = None
+    entity_pull: float | None = None
+    question_margin: float | None = None
 
 
 class AnthropicSettings(BaseSettings):
@@ -106,12 +127,14 @@ class HandoffSettings(BaseSettings):
     window_minutes: int = 60
     resend_minutes: int = 30
     max_resends: int = 3
+    retry_seconds: int = Field(default=60, ge=5)  # job: retry failed cards, send reminders
 
 
 class JobSettings(BaseSettings):
     model_config = _cfg("JOBS_")
 
-    merge_minutes: int = 30
+    merge_minutes: int = 30  # world merge and death
+    world_idle_days: float = 30.0  # a world with no active facts dies after this long idle
     decay_minutes: int = 60
     half_life_days: float = 90.0
     confidence_floor: float = 0.3

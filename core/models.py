@@ -78,6 +78,7 @@ class IngestResult(BaseModel):
     message_id: str
     duplicate: bool = False
     world: str = ""
+    world_born: bool = False  # the message started a new world
     stored: list[FactView] = Field(default_factory=list)
     pending: list[PendingFact] = Field(default_factory=list)
     rejected: list[Rejection] = Field(default_factory=list)
@@ -135,6 +136,16 @@ class Answer(BaseModel):
         }
 
 
+class EvidenceHit(BaseModel):
+    """One evidence message and the recall signals that found it (core/recall.py)."""
+
+    id: str
+    signals: list[str] = Field(default_factory=list)  # meaning, words, entities, speaker, ...
+    score: float = 0.0
+    ts: datetime | None = None
+    author: str = ""
+
+
 class Trace(BaseModel):
     """Why the bot said what it said: stored for every answer, read back by /why."""
 
@@ -149,6 +160,7 @@ class Trace(BaseModel):
     answer: str
     model: str
     worlds: list[str] = Field(default_factory=list)
+    evidence_hits: list[EvidenceHit] = Field(default_factory=list)  # absent in older traces
 
 
 class WorldInfo(BaseModel):
@@ -170,3 +182,4 @@ class Reply(BaseModel):
     text: str
     answer: Answer | None = None
     ingest: IngestResult | None = None
+    handoff: str | None = None  # id of the hand-off this message raised or updated (issue 8)

@@ -39,7 +39,16 @@ def render_trace(trace: Trace) -> str:
         lines.extend(
             f"  {n.name}: R={n.score:.3f} S_vec={n.s_vec:.3f} PPR={n.ppr:.3f}" for n in trace.nodes[:10]
         )
-    if trace.evidence:
+    if trace.evidence_hits:
+        lines.append("Evidence messages (found by):")
+        lines.extend(
+            f"  {h.id}"
+            + (f" {h.ts:%Y-%m-%d}" if h.ts else "")
+            + (f" {h.author}" if h.author else "")
+            + ": " + (", ".join(h.signals) or "provenance")
+            for h in trace.evidence_hits[:10]
+        )
+    elif trace.evidence:
         lines.append("Evidence messages: " + ", ".join(trace.evidence[:10]))
     return "\n".join(lines)
 

@@ -11,9 +11,9 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from core.language import (
 from core.models import (
     REVIEW_THRESHOLD,
     Answer,
+    EvidenceHit,
     FactStatus,
     FactView,
     IngestResult,
@@ -44,18 +45,31 @@ from core.models import (
     WorldInfo,
 )
 from core.ports import Clock, Embedder, Llm, Vector
+from core.recall import Hit, RecallConfig, is_when_question
+from core.recall import rank as recall_rank
 from core.retrieval import (
     directional_reach,
     expand_hops,
     graph_scores,
     path_to,
     personalized_pagerank,
-    rrf,
 )
 from core.store.kuzu_store import ChatStore, Edge, PlannedEntity, PlannedFact, WorldRow, new_id
 from core.store.pool import StorePool
 from core.texts import t
-from core.worlds import absorb, route
+from core.worlds import (
+    WorldParams,
+    absorb,
+    merge_all,
+    merge_touched,
+    params_for,
+    question_worlds,
+    route,
+    world_maturity,
+)
+
+if TYPE_CHECKING:
+    from core.handoff import ClientInfo, HandoffService
 from ontology import Ontology
 
 log = logging.getLogger(__name__)
@@ -81,9 +95,32 @@ class CoreConfig:
     evidence_k: int = 10
     max_message_chars: int = 8000
     world_mode: str = "single"  # "single": one world per chat; "adaptive": topic routing
-    world_base: float = 0.60
-    world_step: float = 0.10
-    merge_similarity: float = 0.94
+    # routing constants; None: the set calibrated for the embedder (core.worlds.params_for)
+    world_params: WorldParams | None = None
+    # evidence recall over messages (core/recall.py; weights measured by bench/recall.py)
+    recall_depth: int = 50
+    recall_rrf_k: int = 60
+    recall_w_meaning: float = 1.0
+    recall_w_words: float = 1.0
+    recall_w_entities: float = 1.0
+    recall_w_speaker: float = 1.0
+    recall_w_time: float = 1.0
+    recall_w_neighbours: float = 0.5
+    recall_neighbour_hits: int = 3
+    recall_time_first: bool = True
+    recall_min_tokens: int = 3  # shorter messages are chit-chat and lose recall_short_penalty
+    recall_short_penalty: float = 0.15
+    recall_time_anchor: str = "clock"  # "clock": now; "latest": the chat's latest message
+
+    def recall(self) -> RecallConfig:
+        return RecallConfig(
+            k=max(self.evidence_k, 10), depth=self.recall_depth, rrf_k=self.recall_rrf_k,
+            w_meaning=self.recall_w_meaning, w_words=self.recall_w_words,
+            w_entities=self.recall_w_entities, w_speaker=self.recall_w_speaker,
+            w_time=self.recall_w_time, w_neighbours=self.recall_w_neighbours,
+            neighbour_hits=self.recall_neighbour_hits, time_first=self.recall_time_first,
+            min_tokens=self.recall_min_tokens, short_penalty=self.recall_short_penalty,
+        )
 
 
 @dataclass
@@ -92,6 +129,7 @@ class _Retrieved:
     nodes: list[ScoredEntity]
     edges: list[FactView]
     evidence_text: list[tuple[str, str]]
+    evidence_hits: list[Hit] = field(default_factory=list)
 
 
 class Core:
@@ -104,13 +142,16 @@ class Core:
         config: CoreConfig | None = None,
         llm: Llm | None = None,
         clock: Clock | None = None,
+        handoff: HandoffService | None = None,  # issue 8: buying interest -> managers
     ) -> None:
         self.pool = pool
         self.embedder = embedder
         self.ontology = ontology
         self.config = config or CoreConfig()
+        self.world_params = self.config.world_params or params_for(embedder.model_name)
         self.llm = llm
         self.clock: Clock = clock or SystemClock()
+        self.handoff = handoff
         self.extractor = OfflineExtractor(ontology)
         pool.on_open = self._on_open
         self._max_hops = {p.name: p.max_hops for p in ontology.predicates.values()}
@@ -160,7 +201,7 @@ class Core:
         author = clean_name(author or "user")[:100] or "user"
         msg_id = (message_id or "").strip()[:200] or new_id("m")
         ts = ts or self.clock.now()
-        emb = (await self._embed([f"{author}: {text}"]))[0]
+        emb = await self._message_vectors(author, text)
         if self.llm is None:
             return await self.pool.run(
                 chat, lambda s: self._ingest_offline(s, msg_id, author, text, ts, emb)
@@ -170,7 +211,34 @@ class Core:
         )
         if stored.duplicate:
             return stored
-        return await self._extract_with_llm(chat, stored.message_id, author, text, stored.world)
+        await self._name_world(chat, stored, text)
+        result = await self._extract_with_llm(chat, stored.message_id, author, text, stored.world)
+        result.world_born = stored.world_born
+        return result
+
+    async def _message_vectors(self, author: str, text: str) -> tuple[Vector, Vector]:
+        """(stored vector of "author: text", routing vector). Adaptive routing embeds the text
+        alone: the author prefix makes one person's messages on unrelated topics look alike
+        (measured by bench/worlds.py)."""
+        if self.config.world_mode != "adaptive":
+            emb = (await self._embed([f"{author}: {text}"]))[0]
+            return emb, emb
+        both = await self._embed([f"{author}: {text}", text])
+        return both[0], both[1]
+
+    async def _name_world(self, chat: str, stored: IngestResult, text: str) -> None:
+        """A newborn world gets its topic name from the LLM when one is configured (the
+        keyword name stays when the LLM fails)."""
+        if not stored.world_born or self.llm is None:
+            return
+        try:
+            with budget_scope(chat):
+                topic = (await self.llm.topic_name(texts=[text])).strip()[:80]
+        except LlmUnavailable as exc:
+            log.info("chat=%s topic name from keywords (LLM failed: %s)", chat, exc)
+            return
+        if topic:
+            await self.pool.run(chat, lambda s: s.rename_world(stored.world, topic))
 
     async def _extract_with_llm(
         self, chat: str, msg_id: str, author: str, text: str, world: str
@@ -204,26 +272,36 @@ class Core:
         author: str,
         text: str,
         ts: datetime,
-        emb: Vector,
+        emb: Vector | tuple[Vector, Vector],
         extraction: str,
     ) -> IngestResult:
         if msg_id in store.message_ids:
             return IngestResult(message_id=msg_id, duplicate=True)
-        world = route(store, emb, self.config, text=text, now=self.clock.now())
+        stored_emb, route_emb = emb if isinstance(emb, tuple) else (emb, emb)
+        now = self.clock.now()
+        mode, params = self.config.world_mode, self.world_params
+        routed = route(store, route_emb, params, mode=mode, text=text, now=now, ts=ts)
+        world = routed.world
+        if routed.born:
+            store.upsert_world(world)
         store.add_message(
             message_id=msg_id, author=author, text=text, ts=ts, world=world.id,
-            extraction=extraction, embedding=emb,
+            extraction=extraction, embedding=stored_emb,
         )
-        absorb(store, world, emb, now=self.clock.now())
-        return IngestResult(message_id=msg_id, world=world.id)
+        absorb(store, world, route_emb, now=now)
+        wid = merge_touched(store, world.id, params, now) if mode == "adaptive" else world.id
+        return IngestResult(message_id=msg_id, world=wid, world_born=routed.born and wid == world.id)
 
     def _ingest_offline(
-        self, store: ChatStore, msg_id: str, author: str, text: str, ts: datetime, emb: Vector
+        self, store: ChatStore, msg_id: str, author: str, text: str, ts: datetime,
+        emb: Vector | tuple[Vector, Vector],
     ) -> IngestResult:
         stored = self._store_message(store, msg_id, author, text, ts, emb, "offline")
         if stored.duplicate:
             return stored
-        return self._apply(store, msg_id, text, None, stored.world, "offline")
+        result = self._apply(store, msg_id, text, None, stored.world, "offline")
+        result.world_born = stored.world_born
+        return result
 
     def _apply(
         self,
@@ -366,7 +444,7 @@ class Core:
             return IngestResult(message_id="", rejected=[Rejection(triple=triple, reason=reason)])
         text = f"{triple.subject} {triple.predicate} {triple.object}"
         msg_id = (message_id or "").strip()[:200] or new_id("m")
-        emb = (await self._embed([f"{author}: {text}"]))[0]
+        emb = await self._message_vectors(author, text)
         now = self.clock.now()
 
         def run(store: ChatStore) -> IngestResult:
@@ -374,6 +452,23 @@ class Core:
             if stored.duplicate:
                 return stored
             return self._write_triples(store, [triple], source=msg_id, world=stored.world)
+
+        return await self.pool.run(chat, run)
+
+    async def remember_fact_from(
+        self, chat: str, triple: TripleIn, *, source: str
+    ) -> IngestResult:
+        """A fact derived from an already stored message (e.g. a hand-off's INTERESTED_IN),
+        written in that message's world with the message as its source."""
+        reason = self.ontology.check(triple.subject_kind, triple.predicate, triple.object_kind)
+        if reason is not None:
+            rejected = [Rejection(triple=triple, reason=reason)]
+            return IngestResult(message_id=source, rejected=rejected)
+
+        def run(store: ChatStore) -> IngestResult:
+            origin = store.messages([source])
+            world = origin[0].world if origin else next(iter(store.worlds), "")
+            return self._write_triples(store, [triple], source=source, world=world)
 
         return await self.pool.run(chat, run)
 
@@ -398,19 +493,32 @@ class Core:
         text: str,
         message_id: str | None = None,
         ts: datetime | None = None,
+        client: ClientInfo | None = None,
     ) -> Reply:
         """A free-form message: questions are answered, statements remembered."""
         text = self._check_text(text)
         lang = detect_language(text)
         if is_question(text):
             answer = await self.ask(chat, text, author=author)
-            return Reply(kind="answer", text=answer.answer, answer=answer)
-        result = await self.remember(chat, author=author, text=text, message_id=message_id, ts=ts)
-        return Reply(
-            kind="remembered" if result.stored or result.pending else "noted",
-            text=render_ingest_text(result, lang),
-            ingest=result,
-        )
+            reply = Reply(kind="answer", text=answer.answer, answer=answer)
+        else:
+            result = await self.remember(
+                chat, author=author, text=text, message_id=message_id, ts=ts
+            )
+            reply = Reply(
+                kind="remembered" if result.stored or result.pending else "noted",
+                text=render_ingest_text(result, lang),
+                ingest=result,
+            )
+        # ---- hand-off (issue 8, core/handoff.py): buying interest notifies managers and adds
+        # a "a person will follow up" line to the reply. Never fails the reply.
+        if self.handoff is not None:
+            reply = await self.handoff.after_message(
+                self, chat, reply, author=author, text=text, message_id=message_id, ts=ts,
+                lang=lang, client=client,
+            )
+        # ---- end hand-off
+        return reply
 
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
         question = self._check_text(question)
@@ -438,6 +546,11 @@ class Core:
             seeds=answer.seeds, nodes=got.nodes, edges=got.edges, paths=answer.paths,
             evidence=answer.evidence, answer=answer.answer, model=answer.model,
             worlds=answer.worlds,
+            evidence_hits=[
+                EvidenceHit(id=h.id, signals=list(h.signals), score=h.score, ts=h.ts,
+                            author=h.author)
+                for h in got.evidence_hits
+            ],
         )
         await self.pool.run(
             chat, lambda s: s.add_trace(trace.id, trace.model_dump_json(), trace.created_at)
@@ -473,7 +586,9 @@ class Core:
 
     def _retrieve(self, store: ChatStore, question: str, q_emb: Vector, lang: str) -> _Retrieved:
         cfg = self.config
-        worlds = {w.id for w in store.worlds.values() if not w.merged_into} or {""}
+        worlds = set(
+            question_worlds(store, q_emb, self.world_params, mode=cfg.world_mode, text=question)
+        ) or {""}
         trace_id = new_id("t")
         base = Answer(answer="", language=lang, worlds=sorted(worlds), trace_id=trace_id)
         literal = self._literal_entities(store, question, worlds)
@@ -510,16 +625,17 @@ class Core:
         )[:20]
         sources = literal or [e for e, _ in vec_seeds]
         if not sources:
-            evidence_ids, evidence_text = self._evidence(store, q_emb, literal, [])
+            evidence_ids, evidence_text, hits = self._evidence(store, question, q_emb, literal, [])
             names = ", ".join(unknown) if unknown else self._content_phrase(question)
+            when = self._when_line(question, lang, hits, evidence_text)
             answer = base.model_copy(
                 update={
-                    "answer": t("no_facts", lang, names=names) if names else
-                    t("no_facts_at_all", lang),
+                    "answer": when or (t("no_facts", lang, names=names) if names else
+                                       t("no_facts_at_all", lang)),
                     "unknown": unknown or [names], "evidence": evidence_ids,
                 }
             )
-            return _Retrieved(answer, [], [], evidence_text)
+            return _Retrieved(answer, [], [], evidence_text, hits)
 
         seed_ids = list(dict.fromkeys([*sources, *(targets if literal else [])]))
         edges = expand_hops(
@@ -560,21 +676,25 @@ class Core:
         facts = self._select_facts(path_edges, sub_edges, score)
         paths = [[store.entities[p[0].src].name, *(store.entities[e.dst].name for e in p)]
                  for p in path_edges]
-        evidence_ids, evidence_text = self._evidence(
-            store, q_emb, literal, [s for f in facts for s in f.sources]
+        evidence_ids, evidence_text, hits = self._evidence(
+            store, question, q_emb, literal, [s for f in facts for s in f.sources]
         )
         seeds = [Seed(entity=store.entities[e].name, score=round(s_vec.get(e, 0.0), 4))
                  for e in sources]
         text = self._extractive(
             lang, paths, facts, targets, reach, store, yes_no[0] if yes_no else None, unknown
         )
+        when = self._when_line(question, lang, hits, evidence_text)
+        text = f"{when}\n{text}" if when else text
         answer = base.model_copy(
             update={
                 "answer": text, "seeds": seeds, "facts": facts, "paths": paths,
                 "evidence": evidence_ids, "unknown": unknown,
             }
         )
-        return _Retrieved(answer, scored[:50], [e.fact for e in sub_edges][:200], evidence_text)
+        return _Retrieved(
+            answer, scored[:50], [e.fact for e in sub_edges][:200], evidence_text, hits
+        )
 
     def _best_paths(
         self,
@@ -697,14 +817,39 @@ class Core:
         return "\n".join(lines)
 
     def _evidence(
-        self, store: ChatStore, q_emb: Vector, literal: list[str], provenance: list[str]
-    ) -> tuple[list[str], list[tuple[str, str]]]:
-        k = max(self.config.evidence_k, 10)
-        by_vec = [m for m, _ in store.message_vectors.top_k(q_emb, 3 * k)]
-        by_entity = store.mentions_of(literal, 3 * k) if literal else []
-        fused = rrf([list(dict.fromkeys(provenance)), by_entity, by_vec])[:k]
-        rows = store.messages(fused[:10])
-        return fused, [(m.id, f"{m.author}: {m.text}") for m in rows]
+        self,
+        store: ChatStore,
+        question: str,
+        q_emb: Vector,
+        literal: list[str],
+        provenance: list[str],
+    ) -> tuple[list[str], list[tuple[str, str]], list[Hit]]:
+        """Evidence messages, most relevant first (hybrid recall, core/recall.py), chat-wide:
+        world routing never hides a message a chat-wide search would find."""
+        cfg = self.config.recall()
+        entity_messages = list(dict.fromkeys(provenance))
+        if literal:  # the question's entities: their facts' sources, then their mentions
+            entity_messages += store.fact_sources(literal, cfg.depth)
+            entity_messages += store.mentions_of(literal, cfg.depth)
+        now = self.clock.now()
+        if self.config.recall_time_anchor == "latest":
+            now = store.recall.latest() or now
+        hits = recall_rank(
+            store.recall, store.message_vectors, store.message_vectors.scores(q_emb), question,
+            entity_messages=entity_messages, now=now, cfg=cfg,
+        )
+        return [h.id for h in hits], [(h.id, f"{h.author}: {h.text}") for h in hits[:10]], hits
+
+    @staticmethod
+    def _when_line(
+        question: str, lang: str, hits: list[Hit], evidence: list[tuple[str, str]]
+    ) -> str | None:
+        """A "when" question cites the best evidence message with its date."""
+        if not hits or not evidence or not is_when_question(question):
+            return None
+        best, said = hits[0], dict(evidence).get(hits[0].id, "")
+        said = said if len(said) <= 240 else said[:239] + "…"
+        return t("when_said", lang, date=f"{best.ts:%Y-%m-%d}", said=said, id=best.id)
 
     # ================================================================== explain & manage
     async def why(self, chat: str, trace_id: str | None = None) -> Trace | None:
@@ -771,14 +916,12 @@ class Core:
 
     async def worlds(self, chat: str) -> list[WorldInfo]:
         def run(store: ChatStore) -> list[WorldInfo]:
-            counts = store.world_counts()
             out = []
-            for w in store.worlds.values():
-                facts, mean, msgs = counts.get(w.id, (0, 0.0, 0))
+            for w in store.worlds.values():  # counts kept in memory by the store
                 out.append(
                     WorldInfo(
-                        id=w.id, topic=w.topic, maturity=round(maturity(facts, mean), 3),
-                        facts=facts, messages=msgs, access_count=w.access_count,
+                        id=w.id, topic=w.topic, maturity=round(world_maturity(w), 3),
+                        facts=w.facts, messages=w.messages, access_count=w.access_count,
                         created_at=w.created_at, last_active=w.last_active,
                         merged_into=w.merged_into or None,
                     )
@@ -820,6 +963,38 @@ class Core:
             return len(doomed)
 
         return await self.pool.run(chat, run)
+
+    async def merge_worlds(self, chat: str) -> list[tuple[str, str]]:
+        """The merge job for one chat: (merged id, surviving id) pairs. Single mode keeps one
+        world per chat, so there is nothing to merge."""
+        now = self.clock.now()
+        params = self.world_params
+        pairs = await self.pool.run(chat, lambda s: merge_all(s, params, now))
+        for old, new in pairs:
+            log.info("chat=%s world %s merged into %s", chat, old, new)
+        return pairs
+
+    async def remove_dead_worlds(self, chat: str, *, idle: timedelta) -> list[str]:
+        """Death: live worlds with no active facts and no message for `idle` are removed."""
+        now = self.clock.now()
+
+        def run(store: ChatStore) -> list[str]:
+            dead = [
+                w.id for w in list(store.worlds.values())
+                if not w.merged_into and w.facts == 0 and now - w.last_active >= idle
+            ]
+            for wid in dead:
+                store.delete_world(wid)
+            return dead
+
+        dead = await self.pool.run(chat, run)
+        if dead:
+            log.info("chat=%s removed %d dead worlds: %s", chat, len(dead), ", ".join(dead))
+        return dead
+
+    async def resolve_world(self, chat: str, world_id: str) -> str:
+        """The live world an old id (from a trace or an answer) now lives in."""
+        return await self.pool.run(chat, lambda s: s.resolve_world(world_id))
 
     async def close(self) -> None:
         await self.pool.close()

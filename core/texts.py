@@ -28,6 +28,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "A direção oposta é conhecida: {path}.",
         "ru": "Известно обратное направление: {path}.",
     },
+    "when_said": {
+        "en": "On {date}: “{said}” [{id}]",
+        "pt": "Em {date}: “{said}” [{id}]",
+        "ru": "{date}: «{said}» [{id}]",
+    },
     "evidence": {
         "en": "Related messages",
         "pt": "Mensagens relacionadas",

@@ -14,10 +14,11 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.settings import SlackSettings
+from bot.settings import HandoffSettings, SlackSettings
 from bot.slack.actions import register_actions
 from bot.slack.commands import register_commands
 from bot.slack.common import chat_key, keyword_only
+from bot.slack.handoff import register_handoff
 from bot.slack.messages import register_messages
 from bot.slack.texts import t
 from core.errors import CoreError, InvalidInput, NotFound
@@ -104,6 +105,7 @@ def build_slack_app(
     *,
     client: AsyncWebClient | None = None,
     progress_after: float = PROGRESS_AFTER_S,
+    handoff: HandoffSettings | None = None,
 ) -> AsyncApp:
     """An AsyncApp with the slash command, mentions, DMs and buttons bound to `core`.
 
@@ -123,5 +125,8 @@ def build_slack_app(
     register_commands(app, core, command=command, progress_after=progress_after)
     register_messages(app, core, command=command, progress_after=progress_after)
     register_actions(app, core)
+    service = getattr(core, "handoff", None)
+    if service is not None and handoff is not None and handoff.slack_channel:  # issue 8
+        register_handoff(app, service, channel=handoff.slack_channel, client=web_client)
     app.error(keyword_only(on_error))
     return app

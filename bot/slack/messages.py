@@ -15,6 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.blocks import answer_blocks, answer_fallback, escape, sections
 from bot.slack.common import chat_key, keyword_only, message_time, plain_text, with_progress
+from bot.slack.handoff import client_of
 from bot.slack.texts import t
 from core.language import detect_language
 
@@ -52,14 +53,21 @@ def register_messages(app: AsyncApp, core: Core, *, command: str, progress_after
             )
             placeholder = working.get("ts")
 
+        author = event.get("user") or "unknown"
+        # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
+        extra = (
+            {"client": client_of(author, context.team_id, channel)}
+            if getattr(core, "handoff", None) else {}
+        )
         reply = await with_progress(
             core.handle_message(
                 chat_key(context),
-                author=event.get("user") or "unknown",
+                author=author,
                 text=text,
                 # the ts is unique per channel: Slack's event retries then store nothing twice
                 message_id=event["ts"],
                 ts=message_time(event["ts"]),
+                **extra,
             ),
             after=progress_after,
             notify=show_progress,

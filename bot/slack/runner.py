@@ -14,7 +14,7 @@ from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
-from bot.settings import SlackSettings
+from bot.settings import HandoffSettings, SlackSettings
 from bot.slack.app import build_slack_app, make_web_client
 
 if TYPE_CHECKING:
@@ -37,15 +37,26 @@ async def start_http(app: AsyncApp, *, host: str, port: int) -> web.AppRunner:
 
 
 async def run_slack(
-    core: Core, settings: SlackSettings, *, stop_event: asyncio.Event | None = None
+    core: Core,
+    settings: SlackSettings,
+    *,
+    stop_event: asyncio.Event | None = None,
+    handoff: HandoffSettings | None = None,
 ) -> None:
     if settings.bot_token is None:
         raise ValueError("SLACK_BOT_TOKEN is required to run the Slack app")
     if settings.app_token is None and settings.signing_secret is None:
         raise ValueError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)")
-    app = build_slack_app(core, settings, client=make_web_client(settings))
+    app = build_slack_app(core, settings, client=make_web_client(settings), handoff=handoff)
     stop = stop_event or asyncio.Event()  # no event: run until cancelled
+    try:
+        await _serve(app, settings, stop)
+    finally:
+        if getattr(core, "handoff", None) is not None:  # issue 8: no cards once Slack is down
+            core.handoff.remove_notifier("slack")
 
+
+async def _serve(app: AsyncApp, settings: SlackSettings, stop: asyncio.Event) -> None:
     if settings.app_token is not None:
         # The Socket Mode client opens an aiohttp session when built: build it inside the loop.
         handler = AsyncSocketModeHandler(app, settings.app_token.get_secret_value())

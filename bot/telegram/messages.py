@@ -18,6 +18,7 @@ from bot.telegram.common import (
     typing,
     without_mention,
 )
+from bot.telegram.handoff import client_of
 from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.texts import help_text
 from core.language import is_question
@@ -56,13 +57,17 @@ async def on_text(message: Message, bot: Bot, core: Core, limiter: QuestionLimit
             return
     if is_question(text) and await rate_limited(message, limiter):
         return
+    author = author_of(message)
+    # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
+    extra = {"client": client_of(message, author)} if getattr(core, "handoff", None) else {}
     async with typing(message):
         reply = await core.handle_message(
             chat,
-            author=author_of(message),
+            author=author,
             text=text,
             message_id=str(message.message_id),
             ts=message.date,
+            **extra,
         )
     if reply.text.strip():
         await send_long(message, reply.text)

@@ -20,8 +20,9 @@ from aiogram.types import BotCommand
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 
-from bot.settings import TelegramSettings
+from bot.settings import HandoffSettings, TelegramSettings
 from bot.telegram import callbacks, commands, messages
+from bot.telegram import handoff as handoff_ui
 from bot.telegram.errors import on_error
 from bot.telegram.keyboards import Confirmations
 from bot.telegram.middlewares import ChatOrder, InFlight
@@ -52,7 +53,9 @@ def create_bot(settings: TelegramSettings) -> Bot:
     )
 
 
-def build_dispatcher(*, core: Core, settings: TelegramSettings) -> Dispatcher:
+def build_dispatcher(
+    *, core: Core, settings: TelegramSettings, handoff: HandoffSettings | None = None
+) -> Dispatcher:
     dp = Dispatcher(name="graphmem")
     # Workflow data: handlers receive these by parameter name.
     dp["core"] = core
@@ -62,7 +65,13 @@ def build_dispatcher(*, core: Core, settings: TelegramSettings) -> Dispatcher:
     dp.update.outer_middleware(inflight)
     dp.update.outer_middleware(ChatOrder())
     # Order matters: commands and buttons first, free text (and unknown commands) last.
-    dp.include_routers(commands.make_router(), callbacks.make_router(), messages.make_router())
+    routers = [commands.make_router(), callbacks.make_router()]
+    manager_ids = handoff.telegram_manager_ids if handoff is not None else None
+    if (service := handoff_ui.enabled(core, manager_ids)) is not None:  # issue 8: leads
+        dp["handoff"] = service
+        dp["handoff_managers"] = frozenset(manager_ids or ())
+        routers.append(handoff_ui.make_router())
+    dp.include_routers(*routers, messages.make_router())
     dp.errors.register(on_error)
     dp.startup.register(register_commands)
     return dp
@@ -81,7 +90,11 @@ async def register_commands(bot: Bot) -> None:
 
 
 async def run_telegram(
-    core: Core, settings: TelegramSettings, *, stop_event: asyncio.Event | None = None
+    core: Core,
+    settings: TelegramSettings,
+    *,
+    stop_event: asyncio.Event | None = None,
+    handoff: HandoffSettings | None = None,
 ) -> None:
     """Run the Telegram front-end until `stop_event` is set (or SIGINT/SIGTERM without one).
 
@@ -89,8 +102,11 @@ async def run_telegram(
     composition root owns it.
     """
     bot = create_bot(settings)
-    dp = build_dispatcher(core=core, settings=settings)
+    dp = build_dispatcher(core=core, settings=settings, handoff=handoff)
     stop = stop_event or asyncio.Event()
+    service = dp.workflow_data.get("handoff")
+    if service is not None:  # cards go to the managers through this bot while it runs
+        service.add_notifier(handoff_ui.TelegramNotifier(bot, sorted(dp["handoff_managers"])))
     with _signals_set(stop, install=stop_event is None):
         try:
             if settings.webhook_url:
@@ -101,6 +117,8 @@ async def run_telegram(
             inflight: InFlight = dp["inflight"]
             if not await inflight.wait_idle(SHUTDOWN_GRACE_S):
                 log.warning("telegram: %d handlers still running at shutdown", inflight.count)
+            if service is not None:
+                service.remove_notifier(handoff_ui.TelegramNotifier.name)
             await bot.session.close()
     log.info("telegram: stopped")
 

@@ -28,11 +28,14 @@ import numpy.typing as npt
 
 from core.errors import StoreError
 from core.models import FactStatus, FactView, PendingFact, TripleIn
+from core.recall import MessageIndex
 from core.store.vectors import VectorMatrix
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "1"
+MIN_POOL_MB = 32
+CHECKPOINT_EVERY = 200  # write statements between explicit checkpoints (see _checkpoint)
 
 _SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING PRIMARY KEY, value STRING)",
@@ -71,11 +74,19 @@ def _naive(ts: datetime) -> datetime:
 
 
 def pool_size(db_file: Path, cap_mb: int) -> int:
-    """Buffer pool for one chat. Fixed at the configured size: pools sized from the file
-    (32 MiB for a new chat) failed with "buffer pool is full" after ~300 messages in one
-    session, so a chat must be able to grow while open. See README (memory)."""
-    del db_file
-    return int(max(cap_mb, 64) << 20)
+    """Buffer pool for one chat: twice its files' size, between 32 MiB and the cap.
+
+    Most chats are small and stay small in memory; a large chat gets what it needs up to the
+    cap. Growing past the pool while open is fine because pages are evicted, which works once
+    updates are checkpointed (see ChatStore._checkpoint): 2,000 messages in one session
+    fit a 32 MiB pool; 16 MiB was too small for Kùzu's working set of this schema.
+    """
+    size = db_file.stat().st_size if db_file.exists() else 0
+    wal = db_file.with_name(db_file.name + ".wal")
+    size += wal.stat().st_size if wal.exists() else 0
+    floor = MIN_POOL_MB << 20
+    want = max(floor, 1 << int(2 * size).bit_length())
+    return int(min(want, max(cap_mb << 20, floor)))
 
 
 def release_memory() -> None:
@@ -132,6 +143,10 @@ class WorldRow:
     created_at: datetime
     last_active: datetime
     merged_into: str
+    # in memory only (loaded at open, kept current by writes): what maturity and routing need
+    messages: int = 0
+    facts: int = 0  # active facts
+    conf_sum: float = 0.0  # sum of the active facts' confidence
 
 
 @dataclass(frozen=True)
@@ -173,6 +188,8 @@ class ChatStore:
             max_db_size=1 << 36,  # 64 GiB of address space, not the default 8 TiB
         )
         self._conn = kuzu.Connection(self._db)
+        self._writes = 0
+        self._in_tx = False
         for stmt in _SCHEMA:
             self._conn.execute(stmt)
         self.entities: dict[str, EntityRow] = {}
@@ -181,9 +198,14 @@ class ChatStore:
         self.by_kind: dict[str, set[str]] = {}  # kind -> entity ids ("which policy ...")
         self.entity_vectors = VectorMatrix(dim)
         self.message_vectors = VectorMatrix(dim)
+        self.recall = MessageIndex()  # keywords, authors, timestamps (core/recall.py)
         self.message_ids: set[str] = set()
         self.message_seq = 0
         self.worlds: dict[str, WorldRow] = {}
+        self.world_vectors = VectorMatrix(dim)  # unit centroids of live worlds (routing)
+        self.key_worlds: dict[str, set[str]] = {}  # entity name key -> worlds that know it
+        self.last_world = ""  # the world of the latest message (conversational continuity)
+        self.last_message_ts: datetime | None = None
         self.last_trace_id: str | None = None
         self._model_name = model_name
         self.model_mismatch: tuple[str | None, str | None] | None = None
@@ -206,9 +228,28 @@ class ChatStore:
 
     def _exec(self, query: str, params: dict[str, Any] | None = None) -> None:
         self._conn.execute(query, params or {})
+        self._writes += 1
+        if not self._in_tx and self._writes >= CHECKPOINT_EVERY:
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        # Measured on kuzu 0.11.3: every update keeps buffer-pool pages until a checkpoint, and
+        # the automatic one (WAL size) comes too late for a small pool: ~460 updates of one
+        # node filled a 16 MiB pool ("buffer pool is full"). A checkpoint costs ~1.5 ms.
+        self._writes = 0
+        self._conn.execute("CHECKPOINT")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        self._in_tx = True
+        try:
+            yield from self._transaction()
+        finally:
+            self._in_tx = False
+        if self._writes >= CHECKPOINT_EVERY:
+            self._checkpoint()
+
+    def _transaction(self) -> Iterator[None]:
         try:
             self._exec("BEGIN TRANSACTION")
         except RuntimeError as exc:
@@ -245,7 +286,7 @@ class ChatStore:
         """Vectors of two models never mix: re-embed every entity and message, then record
         the new model. Runs once, when a chat written with another model is opened."""
         entities = [(e.id, e.name) for e in self.entities.values()]
-        rows = self._rows("MATCH (m:Message) RETURN m.id, m.author, m.text")
+        rows = self._rows("MATCH (m:Message) RETURN m.id, m.author, m.text, m.world")
         self.entity_vectors = VectorMatrix(self.dim)
         self.message_vectors = VectorMatrix(self.dim)
         with self.transaction():
@@ -260,8 +301,18 @@ class ChatStore:
                         self._exec(f"MATCH (x:{table} {{id: $id}}) SET x.emb = $e",
                                    {"id": item_id, "e": vec.tolist()})
                         matrix.add(item_id, vec)
-            for w in self.worlds.values():
-                w.centroid = np.zeros(self.dim, dtype=np.float32)
+            # centroids are recomputed from their messages (text only, as routing embeds them)
+            sums: dict[str, npt.NDArray[np.float32]] = {}
+            for i in range(0, len(rows), batch):
+                part = rows[i : i + batch]
+                for r, vec in zip(part, embed([r[2] for r in part]), strict=True):
+                    wid = self.resolve_world(r[3] or "")
+                    sums[wid] = sums.get(wid, np.zeros(self.dim, np.float32)) + vec
+            for w in list(self.worlds.values()):
+                total = sums.get(self.resolve_world(w.id), np.zeros(self.dim, np.float32))
+                norm = float(np.linalg.norm(total))
+                w.centroid = (total / max(norm, 1e-12)).astype(np.float32)
+                self.upsert_world(w)
             self.set_model(self._model_name)
         log.info("re-embedded %d entities and %d messages with %s",
                  len(entities), len(rows), self._model_name)
@@ -279,11 +330,14 @@ class ChatStore:
         ):
             ent = EntityRow(row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or []))
             self._index_entity(ent, vec)
-        for row, vec in self._vectors("MATCH (m:Message) RETURN m.id, m.seq, m.emb"):
+        for row, vec in self._vectors(
+            "MATCH (m:Message) RETURN m.id, m.seq, m.author, m.text, m.ts, m.emb ORDER BY m.seq"
+        ):
             self.message_ids.add(row[0])
             self.message_seq = max(self.message_seq, int(row[1]))
             if vec is not None:
                 self.message_vectors.add(row[0], vec)
+            self.recall.add(row[0], row[2] or "", row[3] or "", _utc(row[4]) or datetime.now(UTC))
         for row, vec in self._vectors(
             "MATCH (w:World) RETURN w.id, w.topic, w.access_count, w.created_at, w.last_active, "
             "w.merged_into, w.centroid"
@@ -293,6 +347,12 @@ class ChatStore:
                 int(row[2]), _utc(row[3]) or datetime.now(UTC), _utc(row[4]) or datetime.now(UTC),
                 row[5] or "",
             )
+        for w in self.worlds.values():
+            self._sync_world_vector(w)
+        self.refresh_world_stats()
+        last = self._rows("MATCH (m:Message) RETURN m.world, m.ts ORDER BY m.seq DESC LIMIT 1")
+        if last:
+            self.last_world, self.last_message_ts = last[0][0] or "", _utc(last[0][1])
         rows = self._rows("MATCH (t:Trace) RETURN t.id ORDER BY t.created_at DESC LIMIT 1")
         self.last_trace_id = rows[0][0] if rows else None
 
@@ -300,6 +360,7 @@ class ChatStore:
         self.entities[ent.id] = ent
         self.by_kind.setdefault(ent.kind, set()).add(ent.id)
         self.by_key[(ent.world, ent.key)] = ent.id
+        self.key_worlds.setdefault(ent.key, set()).add(ent.world)
         for alias in ent.aliases:
             self.by_key.setdefault((ent.world, alias), ent.id)
         if ent.ident:
@@ -323,6 +384,10 @@ class ChatStore:
         )
         self.message_ids.add(message_id)
         self.message_vectors.add(message_id, embedding)
+        if world in self.worlds:
+            self.worlds[world].messages += 1
+        self.last_world, self.last_message_ts = world, _utc(ts)
+        self.recall.add(message_id, author, text, _utc(ts) or ts)
         return MessageRow(message_id, self.message_seq, author, text, ts, world, extraction)
 
     def set_extraction(self, message_id: str, status: str) -> None:
@@ -349,6 +414,13 @@ class ChatStore:
     def message_count(self) -> int:
         return len(self.message_ids)
 
+    def recent_messages(self, limit: int = 5) -> list[MessageRow]:
+        """The last `limit` messages, oldest first (hand-off cards show them)."""
+        rows = self._rows(
+            "MATCH (m:Message) RETURN m.id ORDER BY m.seq DESC LIMIT $n", {"n": limit}
+        )
+        return self.messages([r[0] for r in reversed(rows)])
+
     def mentions_of(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]:
         if not entity_ids:
             return []
@@ -358,6 +430,23 @@ class ChatStore:
             {"ids": list(entity_ids), "n": limit},
         )
         return [r[0] for r in rows]
+
+    def fact_sources(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]:
+        """Source messages of the facts (any status) whose subject or object is one of ids,
+        latest facts first: the graph's provenance, for evidence."""
+        if not entity_ids:
+            return []
+        rows = self._rows(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.id IN $ids OR b.id IN $ids "
+            "RETURN f.sources, f.valid_from ORDER BY f.valid_from DESC LIMIT $n",
+            {"ids": list(entity_ids), "n": limit},
+        )
+        out: dict[str, None] = {}
+        for sources, _ in rows:
+            for src in sources or []:
+                if src in self.message_ids:
+                    out.setdefault(src)
+        return list(out)
 
     # ------------------------------------------------------------------ worlds
     def upsert_world(self, world: WorldRow) -> None:
@@ -372,6 +461,133 @@ class ChatStore:
             },
         )
         self.worlds[world.id] = world
+        self._sync_world_vector(world)
+
+    def _sync_world_vector(self, world: WorldRow) -> None:
+        if world.merged_into:
+            if world.id in self.world_vectors:
+                self.world_vectors.remove({world.id})
+            return
+        norm = float(np.linalg.norm(world.centroid))
+        self.world_vectors.add(world.id, world.centroid / norm if norm > 0 else world.centroid)
+
+    def refresh_world_stats(self) -> None:
+        """Recount each world's active facts, their confidence and messages (one query each;
+        at open and after bulk changes, never per message)."""
+        rows = self._rows(
+            "MATCH ()-[f:FACT]->() WHERE f.status = 'active' "
+            "RETURN f.world, count(*), sum(f.confidence)"
+        )
+        stats = {wid: (int(n), float(total or 0.0)) for wid, n, total in rows}
+        msgs = {wid: int(n) for wid, n in self._rows("MATCH (m:Message) RETURN m.world, count(*)")}
+        for w in self.worlds.values():
+            w.facts, w.conf_sum = stats.get(w.id, (0, 0.0))
+            w.messages = msgs.get(w.id, 0)
+
+    def _fact_stat(self, world: str, facts: int, conf: float) -> None:
+        w = self.worlds.get(world)
+        if w is not None:
+            w.facts += facts
+            w.conf_sum += conf
+
+    def resolve_world(self, world_id: str) -> str:
+        """Follow merged_into pointers to the live world (old traces keep resolving)."""
+        seen: set[str] = set()
+        while world_id in self.worlds and self.worlds[world_id].merged_into and world_id not in seen:
+            seen.add(world_id)
+            world_id = self.worlds[world_id].merged_into
+        return world_id
+
+    def merge_worlds(
+        self, src: str, dst: str, centroid: npt.NDArray[np.float32], now: datetime
+    ) -> dict[str, int]:
+        """Move src's messages, facts and entities into dst in one transaction. An entity of src
+        without an identifier whose name dst already knows is unified with dst's entity: its
+        facts and mentions are re-attached (Kùzu cannot re-point an edge: copy, then delete),
+        its name becomes an alias. src stays as a row pointing to dst (merged_into)."""
+        a, b = self.worlds[src], self.worlds[dst]
+        unify = {
+            ent.id: self.by_key[(dst, ent.key)]
+            for ent in self.entities.values()
+            if ent.world == src and not ent.ident and (dst, ent.key) in self.by_key
+            and self.by_key[(dst, ent.key)] != ent.id
+        }
+        moved = [e for e in self.entities.values() if e.world == src and e.id not in unify]
+        props = ("id, predicate, confidence, status, valid_from, valid_to, confirmed_at, "
+                 "sources, world")
+        copy = ", ".join(f"{p.strip()}: f.{p.strip()}" for p in props.split(","))
+        with self.transaction():
+            self._exec("MATCH (m:Message) WHERE m.world = $s SET m.world = $d", {"s": src, "d": dst})
+            self._exec("MATCH ()-[f:FACT]->() WHERE f.world = $s SET f.world = $d",
+                       {"s": src, "d": dst})
+            for old, new in unify.items():
+                for pattern, create in (
+                    ("(x:Entity {id: $old})-[f:FACT]->(y:Entity)", "(n)-[:FACT {%s}]->(y)"),
+                    ("(y:Entity)-[f:FACT]->(x:Entity {id: $old})", "(y)-[:FACT {%s}]->(n)"),
+                ):
+                    self._exec(
+                        f"MATCH {pattern}, (n:Entity {{id: $new}}) WHERE y.id <> $old "
+                        f"CREATE {create % copy}", {"old": old, "new": new},
+                    )
+                self._exec(  # a fact from the entity to itself
+                    "MATCH (x:Entity {id: $old})-[f:FACT]->(x), (n:Entity {id: $new}) "
+                    f"CREATE (n)-[:FACT {{{copy}}}]->(n)", {"old": old, "new": new},
+                )
+                self._exec(
+                    "MATCH (m:Message)-[:MENTIONS]->(x:Entity {id: $old}), (n:Entity {id: $new}) "
+                    "MERGE (m)-[:MENTIONS]->(n)", {"old": old, "new": new},
+                )
+                keep = self.entities[new]
+                aliases = sorted({*keep.aliases, self.entities[old].key} - {keep.key})
+                self._exec("MATCH (n:Entity {id: $new}) SET n.aliases = $a",
+                           {"new": new, "a": aliases})
+                keep.aliases = aliases
+                self._exec("MATCH (x:Entity {id: $old}) DETACH DELETE x", {"old": old})
+            if moved:
+                self._exec("MATCH (e:Entity) WHERE e.id IN $ids SET e.world = $d",
+                           {"ids": [e.id for e in moved], "d": dst})
+            b.centroid = centroid.astype(np.float32)
+            b.access_count += a.access_count
+            b.last_active = max(a.last_active, b.last_active)
+            a.merged_into = dst
+            for w in self.worlds.values():  # worlds merged into src earlier now point to dst
+                if w.merged_into == src:
+                    w.merged_into = dst
+                    self.upsert_world(w)
+            self.upsert_world(a)
+            self.upsert_world(b)
+        for old in unify:
+            ent = self.entities.pop(old)
+            self.by_kind.get(ent.kind, set()).discard(old)
+        self.entity_vectors.remove(set(unify))
+        for ent in moved:
+            ent.world = dst
+        self.by_key = {}
+        self.key_worlds = {}
+        for ent in self.entities.values():
+            self.by_key[(ent.world, ent.key)] = ent.id
+            self.key_worlds.setdefault(ent.key, set()).add(ent.world)
+            for alias in ent.aliases:
+                self.by_key.setdefault((ent.world, alias), ent.id)
+        if self.last_world == src:
+            self.last_world = dst
+        self.refresh_world_stats()
+        return {"unified": len(unify), "moved_entities": len(moved)}
+
+    def rename_world(self, world_id: str, topic: str) -> None:
+        w = self.worlds.get(world_id)
+        if w is not None:
+            w.topic = topic
+            self._exec("MATCH (w:World {id: $id}) SET w.topic = $t", {"id": world_id, "t": topic})
+
+    def delete_world(self, world_id: str) -> None:
+        """Remove a dead world (no active facts, no recent messages) and the merged shells that
+        point to it. Its messages stay: they are the chat's record."""
+        ids = [world_id, *(w.id for w in self.worlds.values() if w.merged_into == world_id)]
+        self._exec("MATCH (w:World) WHERE w.id IN $ids DELETE w", {"ids": ids})
+        for wid in ids:
+            self.worlds.pop(wid, None)
+        self.world_vectors.remove(set(ids))
 
     def world_counts(self) -> dict[str, tuple[int, float, int]]:
         """world id -> (active facts, mean confidence, messages)."""
@@ -428,11 +644,11 @@ class ChatStore:
     ) -> tuple[FactView, list[str]]:
         current = self._rows(
             "MATCH (a:Entity {id: $s})-[f:FACT]->(b:Entity) WHERE f.predicate = $p AND "
-            "f.status = 'active' RETURN b.id, f.id, f.confidence, f.sources",
+            "f.status = 'active' RETURN b.id, f.id, f.confidence, f.sources, f.world",
             {"s": fact.subject.id, "p": fact.predicate},
         )
         closed: list[str] = []
-        for obj_id, fact_id, conf, sources in current:
+        for obj_id, fact_id, conf, sources, fact_world in current:
             if obj_id == fact.object.id:
                 # seen again: re-confirm (noisy-or of the two confidences), keep provenance
                 merged = 1.0 - (1.0 - float(conf)) * (1.0 - fact.confidence)
@@ -444,6 +660,7 @@ class ChatStore:
                     "f.confirmed_at = $now, f.sources = $src",
                     {"id": fact_id, "c": merged, "now": _naive(now), "src": srcs},
                 )
+                self._fact_stat(fact_world or world, 0, merged - float(conf))
                 return self._fact_view(fact, fact_id, merged, srcs, now, world), closed
             if fact.single_valued:
                 self._exec(
@@ -451,6 +668,7 @@ class ChatStore:
                     {"id": fact_id, "st": FactStatus.SUPERSEDED.value, "now": _naive(now)},
                 )
                 closed.append(fact_id)
+                self._fact_stat(fact_world or world, -1, -float(conf))
         fact_id = new_id("f")
         sources = [source] if source else []
         self._exec(
@@ -462,6 +680,7 @@ class ChatStore:
                 "c": fact.confidence, "now": _naive(now), "src": sources, "w": world,
             },
         )
+        self._fact_stat(world, 1, fact.confidence)
         return self._fact_view(fact, fact_id, fact.confidence, sources, now, world), closed
 
     def _fact_view(
@@ -534,6 +753,7 @@ class ChatStore:
             "MATCH ()-[f:FACT]->() WHERE f.id IN $ids SET f.status = $st, f.valid_to = $now",
             {"ids": list(fact_ids), "st": status, "now": _naive(now)},
         )
+        self.refresh_world_stats()
 
     def set_fact_confidence(self, updates: Sequence[tuple[str, float]]) -> None:
         for fact_id, conf in updates:
@@ -584,6 +804,7 @@ class ChatStore:
                     "world: $w}]->(b)",
                     {"rows": rows, "w": world, "now": ts},
                 )
+        self.refresh_world_stats()
 
     # ------------------------------------------------------------------ forgetting
     def forget_entities(self, entity_ids: Sequence[str]) -> int:
@@ -604,6 +825,7 @@ class ChatStore:
                 if ent.ident:
                     self.by_ident.pop(ent.ident, None)
         self.entity_vectors.remove(gone)
+        self.refresh_world_stats()
         return int(n)
 
     # ------------------------------------------------------------------ review queue

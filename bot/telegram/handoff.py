@@ -1,0 +1,179 @@
+"""Hand-off cards in Telegram (issue 8): the Notifier, the "Take" button and /leads.
+
+Managers are the Telegram user ids in HANDOFF_TELEGRAM_MANAGER_IDS; each gets the card in their
+private chat with the bot (they must have pressed Start once, or Telegram refuses the message:
+the service then keeps retrying, see core/handoff.py). Only those ids may press Take or run
+/leads, and /leads answers only in a private chat, so a group never sees the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from aiogram import Bot, Router
+from aiogram.enums import ChatType
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.filters import Command
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
+
+from bot.telegram.common import lang_of, send_long
+from bot.telegram.formatting import escape
+from core.handoff import ClientInfo, HandOff, HandoffService, render_card, render_leads
+
+CARD_LIMIT = 4000  # below Telegram's 4096, room for escaping differences
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "take": {"en": "Take", "pt": "Assumir", "ru": "Взять"},
+    "taken_ok": {
+        "en": "The lead is yours.",
+        "pt": "O lead é seu.",
+        "ru": "Лид ваш.",
+    },
+    "already_taken": {
+        "en": "Sorry, {name} already took this lead.",
+        "pt": "Desculpe, {name} já assumiu este lead.",
+        "ru": "Извините, этот лид уже взял(а) {name}.",
+    },
+    "closed": {
+        "en": "This lead is closed.",
+        "pt": "Este lead está encerrado.",
+        "ru": "Этот лид закрыт.",
+    },
+    "not_found": {
+        "en": "This lead no longer exists.",
+        "pt": "Este lead não existe mais.",
+        "ru": "Этого лида больше нет.",
+    },
+    "managers_only": {
+        "en": "Sorry, leads are for managers only.",
+        "pt": "Desculpe, leads são só para gerentes.",
+        "ru": "Извините, лиды доступны только менеджерам.",
+    },
+    "private_only": {
+        "en": "Please ask for /leads in a private chat with me.",
+        "pt": "Peça /leads num chat privado comigo, por favor.",
+        "ru": "Пожалуйста, запросите /leads в личном чате со мной.",
+    },
+}
+
+
+def tt(key: str, lang: str, **values: object) -> str:
+    table = _TEXTS[key]
+    return table.get(lang, table["en"]).format(**values)
+
+
+class TakeCb(CallbackData, prefix="ho"):
+    id: str
+
+
+def client_of(message: Message, author: str) -> ClientInfo:
+    """Who wrote `message`, for the card: name, @username and a link that opens the chat."""
+    user = message.from_user
+    if user is None:
+        return ClientInfo(name=author, platform="telegram")
+    link = f"https://t.me/{user.username}" if user.username else f"tg://user?id={user.id}"
+    return ClientInfo(
+        name=author, platform="telegram", user_id=str(user.id), username=user.username, link=link
+    )
+
+
+def card_text(h: HandOff) -> str:
+    text = render_card(h)
+    if len(text) > CARD_LIMIT:
+        text = text[: CARD_LIMIT - 1] + "…"
+    return escape(text)
+
+
+def take_keyboard(h: HandOff) -> InlineKeyboardMarkup | None:
+    if h.status != "open":
+        return None  # editing without a keyboard removes the button
+    return InlineKeyboardMarkup(
+        inline_keyboard=[[
+            InlineKeyboardButton(text=tt("take", "en"),
+                                 callback_data=TakeCb(id=h.id).pack())
+        ]]
+    )
+
+
+class TelegramNotifier:
+    """Cards in each manager's private chat with the bot."""
+
+    name = "telegram"
+
+    def __init__(self, bot: Bot, manager_ids: Sequence[int]) -> None:
+        self.bot = bot
+        self.manager_ids = list(dict.fromkeys(manager_ids))
+
+    def targets(self) -> Sequence[str]:
+        return [str(i) for i in self.manager_ids]
+
+    async def send(self, target: str, handoff: HandOff) -> str:
+        sent = await self.bot.send_message(
+            chat_id=int(target), text=card_text(handoff), reply_markup=take_keyboard(handoff)
+        )
+        return str(sent.message_id)
+
+    async def update(self, target: str, ref: str, handoff: HandOff) -> None:
+        try:
+            await self.bot.edit_message_text(
+                chat_id=int(target), message_id=int(ref), text=card_text(handoff),
+                reply_markup=take_keyboard(handoff),
+            )
+        except TelegramBadRequest as exc:
+            if "not modified" in exc.message:
+                return  # it already shows this
+            raise
+
+
+async def on_take(
+    query: CallbackQuery,
+    callback_data: TakeCb,
+    handoff: HandoffService,
+    handoff_managers: frozenset[int],
+) -> None:
+    user = query.from_user
+    lang = lang_of(user)
+    if user.id not in handoff_managers:
+        await query.answer(tt("managers_only", lang), show_alert=True)
+        return
+    outcome = await handoff.take(
+        callback_data.id, manager=f"telegram:{user.id}", name=user.full_name
+    )
+    if outcome.result == "taken":
+        await query.answer(tt("taken_ok", lang))
+        return
+    h = outcome.handoff
+    if outcome.result == "already_taken" and h is not None:
+        text = tt("already_taken", lang, name=h.taken_by_name or h.taken_by or "?")
+    else:
+        text = tt(outcome.result, lang)
+    await query.answer(text, show_alert=True)
+
+
+async def cmd_leads(
+    message: Message, handoff: HandoffService, handoff_managers: frozenset[int]
+) -> None:
+    lang = lang_of(message.from_user)
+    if message.from_user is None or message.from_user.id not in handoff_managers:
+        await send_long(message, tt("managers_only", lang))
+        return
+    if message.chat.type != ChatType.PRIVATE:
+        await send_long(message, tt("private_only", lang))
+        return
+    await send_long(message, render_leads(await handoff.leads()))
+
+
+def make_router() -> Router:
+    """Registered before the free-text router, so /leads is not taken for an unknown command."""
+    router = Router(name="handoff")
+    router.callback_query.register(on_take, TakeCb.filter())
+    router.message.register(cmd_leads, Command("leads"))
+    return router
+
+
+def enabled(core: Any, manager_ids: Sequence[int] | None) -> HandoffService | None:
+    """The hand-off service when the core has one and Telegram managers are configured."""
+    service = getattr(core, "handoff", None)
+    return service if service is not None and manager_ids else None

@@ -1,0 +1,157 @@
+"""Issue 8 through the real Slack front-end (Bolt over signed HTTP) against the fake Slack."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from bot.jobs import handoff_job
+from bot.settings import Settings
+from bot.slack.app import build_slack_app
+from bot.slack.handoff import ACTION_TAKE
+from bot.slack.runner import EVENTS_PATH, start_http
+from core.handoff import FOLLOW_UP
+from core.service import Core
+from tests.handoff.conftest import FakeClock, SlackWithMembers, handoff_settings
+from tests.slack.conftest import SlackHttp, all_text, buttons, slack_settings
+from tests.slack.fake_slack_api import BOT_USER_ID, TEAM_ID, at_least
+
+LEADS = "CLEADS"
+INTEREST = "Quanto custa o plano anual? Quero comprar para 20 pessoas"
+_ts = itertools.count(100)
+
+
+@pytest.fixture
+async def slack(hcore: Core, slack_api: SlackWithMembers) -> AsyncIterator[SlackHttp]:
+    slack_api.members[LEADS] = ["UA", "UB"]
+    app = build_slack_app(
+        hcore, slack_settings(slack_api), handoff=handoff_settings(slack_channel=LEADS)
+    )
+    runner = await start_http(app, host="127.0.0.1", port=0)
+    yield SlackHttp(f"http://127.0.0.1:{runner.addresses[0][1]}{EVENTS_PATH}", slack_api)
+    await runner.cleanup()
+
+
+async def dm(slack: SlackHttp, text: str, *, user: str = "UCLIENT") -> dict[str, Any]:
+    """The client writes to the bot in a DM; returns the bot's reply there."""
+    fake = slack.fake
+    before = len([p for p in fake.api("chat.postMessage") if p.get("channel") == "D1"])
+    ts = f"1700000{next(_ts)}.000100"
+    event = {"type": "message", "channel": "D1", "channel_type": "im", "user": user,
+             "text": text, "ts": ts}
+    assert await slack.event(event) == 200
+    replies = await fake.wait_for(lambda: at_least(before + 1, [
+        p for p in fake.api("chat.postMessage") if p.get("channel") == "D1"
+    ]))
+    return replies[-1]
+
+
+def cards(fake: SlackWithMembers) -> list[dict[str, Any]]:
+    return [p for p in fake.api("chat.postMessage") if p.get("channel") == LEADS]
+
+
+def blocks_of(params: dict[str, Any]) -> dict[str, Any]:
+    blocks = params.get("blocks")
+    return {"text": params.get("text"),
+            "blocks": json.loads(blocks) if isinstance(blocks, str) else blocks}
+
+
+def press(card: dict[str, Any]) -> dict[str, Any]:
+    (take,) = [b for b in buttons(blocks_of(card)) if b["action_id"] == ACTION_TAKE]
+    return {"type": "button", "action_id": ACTION_TAKE, "block_id": take["block_id"],
+            "value": take["value"], "text": take["text"]}
+
+
+async def leads_command(slack: SlackHttp, user: str) -> dict[str, Any]:
+    key = f"leads-{user}-{next(_ts)}"
+    form = {"token": "legacy", "team_id": TEAM_ID, "team_domain": "test", "channel_id": "C9",
+            "channel_name": "x", "user_id": user, "user_name": user, "command": "/leads",
+            "text": "", "api_app_id": "A1", "response_url": slack.fake.response_url(key),
+            "trigger_id": "1.2.3"}
+    status, _ = await slack.post(urlencode(form), "application/x-www-form-urlencoded")
+    assert status == 200
+    (answer,) = await slack.fake.wait_for(lambda: slack.fake.responses_to(key))
+    return answer
+
+
+async def test_card_in_the_leads_channel_then_updated_not_duplicated(
+    slack: SlackHttp, slack_api: SlackWithMembers, hcore: Core, clock: FakeClock
+) -> None:
+    await dm(slack, "Acme Corp is located in Lisbon.")
+    reply = await dm(slack, INTEREST)
+    assert FOLLOW_UP["pt"] in all_text(blocks_of(reply))
+    (card,) = cards(slack_api)
+    text = all_text(blocks_of(card))
+    assert "Lead h_" in text
+    assert "UCLIENT" in text
+    assert "Company: Acme Corp" in text
+    assert "Acme Corp LOCATED_IN Lisbon" in text
+    assert "price, buy" in text
+    assert press(card)["value"].startswith("h_")
+
+    clock.advance(minutes=5)
+    await dm(slack, "Can you send me the contract draft?")
+    assert len(cards(slack_api)) == 1
+    (update,) = slack_api.api("chat.update")
+    assert update["channel"] == LEADS
+    assert "contract" in all_text(blocks_of(update))
+
+
+async def test_take_in_slack_first_wins_others_refused(
+    slack: SlackHttp, slack_api: SlackWithMembers, hcore: Core
+) -> None:
+    await dm(slack, INTEREST)
+    (card,) = cards(slack_api)
+    (mine,) = await slack.action(press(card), channel=LEADS, user="UA")
+    assert mine["text"] == "The lead is yours."
+    (update,) = slack_api.api("chat.update")
+    shown = blocks_of(update)
+    assert "Taken by <@UA>" in all_text(shown)
+    assert not buttons(shown)
+
+    (late,) = await slack.action(press(card), channel=LEADS, user="UB")
+    assert late["text"] == "Sorry, <@UA> already took this lead."
+    assert late["response_type"] == "ephemeral"
+    (stranger,) = await slack.action(press(card), channel=LEADS, user="UX")
+    assert "managers only" in stranger["text"]
+    assert len(slack_api.api("chat.update")) == 1
+    assert hcore.handoff is not None
+    (lead,) = await hcore.handoff.leads()
+    assert lead.taken_by == "slack:UA"
+
+
+async def test_a_500_from_slack_is_retried_until_delivered(
+    slack: SlackHttp, slack_api: SlackWithMembers, hcore: Core
+) -> None:
+    slack_api.down.add(LEADS)  # the leads channel answers 500; the client's DM works
+    await dm(slack, INTEREST)
+    assert hcore.handoff is not None
+    (lead,) = await hcore.handoff.leads()
+    assert lead.notified == {}
+    await handoff_job(hcore, Settings())
+    assert (await hcore.handoff.leads())[0].notified == {}
+    assert len([p for p in slack_api.calls if p.params.get("channel") == LEADS]) == 2
+    slack_api.down.clear()
+    report = await handoff_job(hcore, Settings())
+    assert report["handoff_delivered"] == 1
+    (lead,) = await hcore.handoff.leads()
+    assert list(lead.notified) == [f"slack:{LEADS}"]
+    assert len(cards(slack_api)) == 3  # two refused with 500, then delivered
+
+
+async def test_leads_command_only_for_channel_members(
+    slack: SlackHttp, slack_api: SlackWithMembers
+) -> None:
+    await dm(slack, INTEREST)
+    refused = await leads_command(slack, "UCLIENT")
+    assert "managers only" in refused["text"]
+    assert "UCLIENT" not in refused["text"]
+    listing = await leads_command(slack, "UB")
+    assert "UCLIENT" in listing["text"]
+    assert "open" in listing["text"]
+    assert BOT_USER_ID != "UB"

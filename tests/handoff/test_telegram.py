@@ -1,0 +1,204 @@
+"""Issue 8 through the real Telegram front-end (aiogram polling) against the fake Bot API."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.jobs import build_scheduler, handoff_job
+from bot.settings import Settings
+from core.handoff import FOLLOW_UP
+from core.service import Core
+from tests.handoff.conftest import (
+    MANAGER_A,
+    MANAGER_B,
+    MAX_RESENDS,
+    FakeClock,
+    FlakyBotAPI,
+    TelegramFront,
+    make_service,
+)
+
+CHAT = "telegram:1"
+INTEREST = "Quanto custa o plano anual? Quero comprar para 20 pessoas"
+
+
+async def teach_company(telegram: TelegramFront) -> None:
+    await telegram.say("Ana works at Acme Corp.", lang="en")
+    await telegram.say("Ana is the decision maker for Acme Corp.", lang="en")
+    await telegram.say("Acme Corp is located in Lisbon.", lang="en")
+
+
+def take_data(call: object) -> str:
+    markup = call.params["reply_markup"]  # type: ignore[attr-defined]
+    (row,) = markup["inline_keyboard"]
+    (button,) = row
+    assert button["text"] == "Take"
+    return str(button["callback_data"])
+
+
+async def test_interest_sends_one_card_per_manager_and_a_second_signal_updates_it(
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: FakeClock
+) -> None:
+    await telegram.start(hcore, [MANAGER_A, MANAGER_B])
+    await teach_company(telegram)
+    assert tg_api.cards(MANAGER_A) == []  # plain statements raise nothing
+
+    message_id, reply = await telegram.say(INTEREST)
+    assert FOLLOW_UP["pt"] in reply  # the client hears, in Portuguese, that a person follows up
+    (card_a,) = tg_api.cards(MANAGER_A)
+    (card_b,) = tg_api.cards(MANAGER_B)
+    for card in (card_a, card_b):
+        text = card.visible_text
+        assert "Ana (@ana_acme)" in text
+        assert "Company: Acme Corp" in text
+        assert "Ana WORKS_AT Acme Corp" in text
+        assert "Ana DECIDES_FOR Acme Corp" in text
+        assert "Acme Corp LOCATED_IN Lisbon" in text
+        assert "price" in text
+        assert "buy" in text
+        assert "plano anual" in text
+        assert INTEREST in text  # among the last messages
+        assert "Status: open" in text
+    assert take_data(card_a) == take_data(card_b)
+
+    # INTERESTED_IN (client -> product) is in the graph, sourced from the client's message
+    facts = [f for f in await hcore.facts(CHAT, "Ana") if f.predicate == "INTERESTED_IN"]
+    assert [(f.object, f.object_kind, f.sources) for f in facts] == [
+        ("plano anual", "product", [str(message_id)])
+    ]
+
+    clock.advance(minutes=10)  # within the window: the same hand-off is updated
+    _, reply = await telegram.say("Vocês podem fazer uma demonstração?")
+    assert FOLLOW_UP["pt"] in reply
+    assert len(tg_api.cards(MANAGER_A)) == 1
+    assert len(tg_api.cards(MANAGER_B)) == 1
+    edits = {
+        int(c.params["chat_id"]): c for c in tg_api.of("editMessageText")
+        if c.result is not None
+    }
+    assert set(edits) == {MANAGER_A, MANAGER_B}
+    assert int(edits[MANAGER_A].params["message_id"]) == card_a.result["message_id"]
+    assert int(edits[MANAGER_B].params["message_id"]) == card_b.result["message_id"]
+    for edit in edits.values():
+        assert "demo" in edit.visible_text
+        assert "Signals: 2" in edit.visible_text
+    assert hcore.handoff is not None
+    (lead,) = await hcore.handoff.leads()
+    assert lead.signals == 2
+    assert lead.status == "open"
+
+
+async def test_first_manager_takes_the_lead_others_see_it_and_cannot_take_it(
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core
+) -> None:
+    await telegram.start(hcore, [MANAGER_A, MANAGER_B])
+    await telegram.say(INTEREST)
+    (card_a,), (card_b,) = tg_api.cards(MANAGER_A), tg_api.cards(MANAGER_B)
+
+    tg_api.press_as(card_a, take_data(card_a), user_id=MANAGER_A, name="Alice")
+    (answer,) = await tg_api.wait_for("answerCallbackQuery")
+    assert answer.params["text"] == "The lead is yours."
+    edits = await tg_api.wait_for("editMessageText", count=2)
+    by_chat = {int(c.params["chat_id"]): c for c in edits}
+    for chat_id, card in ((MANAGER_A, card_a), (MANAGER_B, card_b)):
+        edit = by_chat[chat_id]
+        assert int(edit.params["message_id"]) == card.result["message_id"]
+        assert "Status: taken by Alice" in edit.visible_text
+        assert "reply_markup" not in edit.params  # the Take button is gone
+
+    tg_api.press_as(card_b, take_data(card_b), user_id=MANAGER_B, name="Bob")
+    _, refused = await tg_api.wait_for("answerCallbackQuery", count=2)
+    assert refused.params["text"] == "Sorry, Alice already took this lead."
+    assert refused.params.get("show_alert") in ("true", "True", True)
+
+    tg_api.press_as(card_b, take_data(card_b), user_id=1, name="Ana")  # not a manager
+    *_, stranger = await tg_api.wait_for("answerCallbackQuery", count=3)
+    assert stranger.params["text"] == "Sorry, leads are for managers only."
+
+    assert hcore.handoff is not None
+    (lead,) = await hcore.handoff.leads()
+    assert (lead.status, lead.taken_by, lead.taken_by_name) == ("taken", "telegram:501", "Alice")
+    await asyncio.sleep(0.1)
+    assert len(tg_api.of("editMessageText")) == 2  # refusals change no card
+
+
+async def test_failed_delivery_is_retried_and_untaken_leads_are_resent_at_most_n_times(
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: FakeClock, tmp_path
+) -> None:
+    await telegram.start(hcore, [MANAGER_A, MANAGER_B])
+    settings = Settings()
+    tg_api.down.add(MANAGER_B)
+    _, reply = await telegram.say(INTEREST)
+    assert FOLLOW_UP["pt"] in reply  # the client is not kept waiting by a broken manager chat
+    assert len(tg_api.cards(MANAGER_A)) == 1
+    failed = [c for c in tg_api.of("sendMessage") if int(c.params["chat_id"]) == MANAGER_B]
+    assert failed
+    assert tg_api.cards(MANAGER_B) == []
+
+    await handoff_job(hcore, settings)  # still down: still not delivered, not lost either
+    assert tg_api.cards(MANAGER_B) == []
+    assert hcore.handoff is not None
+    (lead,) = await hcore.handoff.leads()
+    assert set(lead.notified) == {"telegram:501"}
+
+    # a restart keeps the lead: a fresh service over the same file sees it
+    reopened = make_service(tmp_path / "data", clock)
+    assert [h.id for h in await reopened.leads()] == [lead.id]
+    await reopened.aclose()
+
+    tg_api.down.clear()
+    report = await handoff_job(hcore, settings)
+    assert report["handoff_delivered"] == 1
+    assert len(tg_api.cards(MANAGER_B)) == 1
+    assert len(tg_api.cards(MANAGER_A)) == 1
+
+    clock.advance(minutes=29)
+    await handoff_job(hcore, settings)
+    assert len(tg_api.cards(MANAGER_A)) == 1  # not due yet
+
+    for n in range(1, MAX_RESENDS + 1):
+        clock.advance(minutes=31)
+        report = await handoff_job(hcore, settings)
+        assert report["handoff_resent"] == 1
+        assert len(tg_api.cards(MANAGER_A)) == 1 + n
+        assert len(tg_api.cards(MANAGER_B)) == 1 + n
+        assert f"reminder {n}" in tg_api.cards(MANAGER_A)[-1].visible_text
+    clock.advance(minutes=31)
+    await handoff_job(hcore, settings)
+    assert len(tg_api.cards(MANAGER_A)) == 1 + MAX_RESENDS  # at most N reminders
+
+    # taking it from a reminder updates every copy, the first cards included
+    last = tg_api.cards(MANAGER_B)[-1]
+    tg_api.press_as(last, take_data(last), user_id=MANAGER_B, name="Bob")
+    await tg_api.wait_for("answerCallbackQuery")
+    edits = await tg_api.wait_for("editMessageText", count=2 * (1 + MAX_RESENDS))
+    assert all("taken by Bob" in e.visible_text for e in edits)
+
+
+async def test_plain_question_raises_nothing_and_leads_are_for_managers_only(
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core
+) -> None:
+    await telegram.start(hcore, [MANAGER_A, MANAGER_B])
+    _, reply = await telegram.say("what is our SLA?", lang="en")
+    assert FOLLOW_UP["en"] not in reply
+    assert tg_api.cards(MANAGER_A) == []
+    assert tg_api.cards(MANAGER_B) == []
+    assert hcore.handoff is not None
+    assert await hcore.handoff.leads() == []
+
+    await telegram.say(INTEREST)
+    _, refused = await telegram.say("/leads", lang="en")
+    assert refused == "Sorry, leads are for managers only."
+    assert "Ana" not in refused
+
+    _, listing = await telegram.say("/leads", user_id=MANAGER_A, lang="en")
+    assert "Ana" in listing
+    assert "open" in listing
+    assert "price, buy" in listing
+
+
+def test_the_scheduler_runs_the_handoff_job(hcore: Core) -> None:
+    scheduler = build_scheduler(hcore, Settings())
+    job = scheduler.get_job("handoff")
+    assert job is not None
+    assert job.func is handoff_job

@@ -1,0 +1,137 @@
+"""core/recall.py as pure functions: periods, "when", the keyword index, fusion, neighbours."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from core.models import Trace
+from core.recall import MessageIndex, RecallConfig, is_when_question, parse_period, rank
+from core.store.vectors import VectorMatrix
+
+NOW = datetime(2024, 6, 18, 10, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("What did we decide in May?", "2024-05-01", "2024-06-01"),
+        ("O que decidimos em maio?", "2024-05-01", "2024-06-01"),
+        ("Что мы решили в мае?", "2024-05-01", "2024-06-01"),
+        ("What happened yesterday?", "2024-06-17", "2024-06-18"),
+        ("O que aconteceu ontem?", "2024-06-17", "2024-06-18"),
+        ("Что было вчера?", "2024-06-17", "2024-06-18"),
+        ("What did we do last week?", "2024-06-10", "2024-06-17"),
+        ("O que fizemos na semana passada?", "2024-06-10", "2024-06-17"),
+        ("Что мы делали на прошлой неделе?", "2024-06-10", "2024-06-17"),
+        ("What changed last month?", "2024-05-01", "2024-06-01"),
+        ("Any news from 2024-03-04?", "2024-03-04", "2024-03-05"),
+        ("What happened on March 4th?", "2024-03-04", "2024-03-05"),
+        ("O que houve em 4 de março?", "2024-03-04", "2024-03-05"),
+        ("Что было 4 марта?", "2024-03-04", "2024-03-05"),
+        ("What happened in December?", "2023-12-01", "2024-01-01"),  # the latest December
+        ("What did we plan 3 days ago?", "2024-06-15", "2024-06-16"),
+    ],
+)
+def test_periods_in_three_languages(question: str, start: str, end: str) -> None:
+    period = parse_period(question, NOW)
+    assert period is not None, question
+    assert (period.start.date().isoformat(), period.end.date().isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "question", ["What may I ask?", "Which database do we use?", "v1.2 status?"]
+)
+def test_no_period_where_there_is_none(question: str) -> None:
+    assert parse_period(question, NOW) is None
+
+
+def test_when_questions() -> None:
+    assert all(
+        map(
+            is_when_question,
+            [
+                "When did Rafael start?",
+                "Quando foi a demo?",
+                "Когда был релиз?",
+                "On what date did we sign?",
+            ],
+        )
+    )
+    assert not any(map(is_when_question, ["Who signed?", "What did we decide?"]))
+
+
+def _index(texts: list[tuple[str, str, datetime]]) -> tuple[MessageIndex, VectorMatrix]:
+    index, vectors = MessageIndex(), VectorMatrix(4)
+    rng = np.random.default_rng(0)
+    for i, (author, text, ts) in enumerate(texts):
+        v = rng.standard_normal(4).astype(np.float32)
+        vectors.add(f"m{i}", v / np.linalg.norm(v))
+        index.add(f"m{i}", author, text, ts)
+    return index, vectors
+
+
+def test_bm25_matches_inflected_forms() -> None:
+    t = NOW - timedelta(days=1)
+    index, _ = _index(
+        [
+            ("a", "платежи зависят от антифрода", t),
+            ("b", "lunch at noon", t),
+            ("c", "os pagamentos atrasaram", t),
+        ]
+    )
+    assert [index.ids[r] for r in index.bm25("Что с платежами?", 5)] == ["m0"]
+    assert [index.ids[r] for r in index.bm25("e o pagamento?", 5)] == ["m2"]
+    assert index.bm25("what about the weather", 5) == []
+
+
+def test_period_ranks_first_and_neighbours_join() -> None:
+    day = timedelta(days=1)
+    rows = [("ana", f"decision number {i}", NOW - (40 - i) * day) for i in range(40)]
+    index, vectors = _index(rows)
+    sims = vectors.scores(np.asarray([1, 0, 0, 0], dtype=np.float32))
+    hits = rank(
+        index,
+        vectors,
+        sims,
+        "Which decision did we take in May?",
+        entity_messages=[],
+        now=NOW,
+        cfg=RecallConfig(k=10),
+    )
+    in_may = [h for h in hits if h.ts.month == 5]
+    assert in_may and hits[: len(in_may)] == in_may
+    assert all("time" in h.signals for h in in_may)
+    assert any("neighbours" in h.signals for h in hits) or len(hits) == 10
+
+
+def test_speaker_signal_finds_the_authors_messages() -> None:
+    t = NOW - timedelta(days=3)
+    rows = [("Ana", f"status update {i}", t) for i in range(30)] + [
+        ("Rafael", "I moved to Campinas", t)
+    ]
+    index, vectors = _index(rows)
+    sims = vectors.scores(np.asarray([0, 1, 0, 0], dtype=np.float32))
+    hits = rank(
+        index,
+        vectors,
+        sims,
+        "Where does Rafael live?",
+        entity_messages=[],
+        now=NOW,
+        cfg=RecallConfig(k=10),
+    )
+    found = {h.id: h for h in hits}
+    assert "m30" in found and "speaker" in found["m30"].signals
+
+
+def test_old_traces_without_signals_still_load() -> None:
+    body = (
+        '{"id": "t_1", "question": "q", "created_at": "2024-01-01T00:00:00Z", "seeds": [], '
+        '"nodes": [], "edges": [], "paths": [], "evidence": ["m1"], "answer": "a", '
+        '"model": "extractive"}'
+    )
+    trace = Trace.model_validate_json(body)
+    assert trace.evidence == ["m1"] and trace.evidence_hits == []
