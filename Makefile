@@ -32,6 +32,7 @@ lint: $(STAMP)  ## ruff + mypy (strict on core/ and ontology/)
 bench: $(STAMP)  ## print performance figures (see README)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.recall
+	$(BIN)/python -m bench.worlds
 
 clean:  ## remove the virtualenv and caches (keeps ./data)
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -49,11 +49,12 @@ STOPWORDS = frozenset(
 
 def detect_language(text: str) -> str:
     """'ru', 'pt' or 'en' from the script, diacritics and common words."""
-    cyr = len(_CYRILLIC.findall(text))
-    lat = len(_LATIN.findall(text))
-    if cyr > lat:
-        return "ru"
     words = [w.lower() for w in _TOKEN.findall(text)]
+    # count words, not letters: "Что нужно checkout?" is Russian with an English product name
+    cyr = sum(bool(_CYRILLIC.search(w)) for w in words)
+    lat = sum(bool(_LATIN.search(w)) for w in words)
+    if cyr and cyr >= lat:
+        return "ru"
     pt = sum(w in _PT_WORDS for w in words) + 2 * len(_PT_CHARS.findall(text))
     en = sum(w in _EN_WORDS for w in words)
     return "pt" if pt > en else "en"

@@ -161,6 +161,7 @@ class Trace(BaseModel):
     model: str
     worlds: list[str] = Field(default_factory=list)
     evidence_hits: list[EvidenceHit] = Field(default_factory=list)  # absent in older traces
+    cited: list[str] = Field(default_factory=list)  # fact ids the answer cites (retrieved only)
 
 
 class WorldInfo(BaseModel):

@@ -39,6 +39,8 @@ def render_trace(trace: Trace) -> str:
         lines.extend(
             f"  {n.name}: R={n.score:.3f} S_vec={n.s_vec:.3f} PPR={n.ppr:.3f}" for n in trace.nodes[:10]
         )
+    if trace.cited:
+        lines.append("Cited facts: " + ", ".join(trace.cited))
     if trace.evidence_hits:
         lines.append("Evidence messages (found by):")
         lines.extend(

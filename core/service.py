@@ -75,6 +75,7 @@ from ontology import Ontology
 log = logging.getLogger(__name__)
 
 MAX_NAME_NGRAM = 6
+EXTRACTIVE_FACTS = 10  # facts listed (and cited) by an extractive answer
 YES_NO_STARTS = frozenset("does do did is are can was were será é o a".split())
 
 
@@ -312,6 +313,7 @@ class Core:
         world: str,
         status: str,
     ) -> IngestResult:
+        world = store.resolve_world(world)  # merged while the LLM was extracting: the survivor
         if triples is None:
             triples = self.extractor.extract(text, known=lambda n: self._known_kind(store, world, n))
         result = self._write_triples(store, triples, source=msg_id, world=world)
@@ -526,6 +528,7 @@ class Core:
         q_emb = (await self._embed([question]))[0]
         got = await self.pool.run(chat, lambda s: self._retrieve(s, question, q_emb, lang))
         answer = got.answer
+        cited = [f.id for f in answer.facts[:EXTRACTIVE_FACTS]]  # what the extractive text lists
         if self.llm is not None and answer.facts:
             try:
                 with budget_scope(chat):
@@ -538,14 +541,13 @@ class Core:
                 answer = answer.model_copy(
                     update={"answer": reply.text, "model": self.llm.answer_model}
                 )
-                log.debug("answer cites %d facts", len(cited))
             except LlmUnavailable as exc:
                 log.warning("chat=%s LLM answer failed, extractive answer used: %s", chat, exc)
         trace = Trace(
             id=answer.trace_id, question=question, created_at=self.clock.now(),
             seeds=answer.seeds, nodes=got.nodes, edges=got.edges, paths=answer.paths,
             evidence=answer.evidence, answer=answer.answer, model=answer.model,
-            worlds=answer.worlds,
+            worlds=answer.worlds, cited=cited,
             evidence_hits=[
                 EvidenceHit(id=h.id, signals=list(h.signals), score=h.score, ts=h.ts,
                             author=h.author)
@@ -812,7 +814,7 @@ class Core:
             lines.append(f"{t('paths', lang)}: " + " → ".join(path))
         lines.append(f"{t('facts', lang)}:")
         lines.extend(
-            f"• {f.subject} {f.predicate} {f.object} [{f.id}]" for f in facts[:10]
+            f"• {f.subject} {f.predicate} {f.object} [{f.id}]" for f in facts[:EXTRACTIVE_FACTS]
         )
         return "\n".join(lines)
 

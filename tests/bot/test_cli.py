@@ -84,7 +84,8 @@ async def test_console_commands(core: Core) -> None:
     chat = "console:test"
     assert "Remembered" in await console_command(core, chat, "checkout depends on payments")
     assert "checkout → payments" in await console_command(core, chat, "what does checkout depend on?")
-    assert "Seeds: checkout" in await console_command(core, chat, "/why")
+    why = await console_command(core, chat, "/why")
+    assert "Seeds: checkout" in why and "Cited facts: f_" in why
     assert "DEPENDS_ON" in await console_command(core, chat, "/facts checkout")
     assert "maturity" in await console_command(core, chat, "/worlds")
     assert "Unknown command" in await console_command(core, chat, "/frobnicate")

@@ -201,3 +201,19 @@ async def test_concurrent_chats_lose_nothing(core: Core) -> None:
         stats = await core.stats(f"chat{i}")
         assert stats["messages"] == per_chat - per_chat // 5
         assert stats["facts"] == per_chat - per_chat // 5
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Что нужно checkout?", "ru"),
+        ("checkout зависит от платежей", "ru"),
+        ("Qual política se aplica ao checkout?", "pt"),
+        ("Which policy applies to checkout?", "en"),
+        ("Does Ivan Petrov decide for Romashka?", "en"),
+    ],
+)
+def test_language_of_mixed_text(text: str, lang: str) -> None:
+    from core.language import detect_language
+
+    assert detect_language(text) == lang
