@@ -226,9 +226,10 @@ class ChatStore:
             rows.append(result.get_next())  # type: ignore[arg-type]
         return rows
 
-    def _exec(self, query: str, params: dict[str, Any] | None = None) -> None:
+    def _exec(self, query: str, params: dict[str, Any] | None = None, *, rows: int = 1) -> None:
+        """Run a write; `rows` is how many rows it writes (UNWIND batches count each row)."""
         self._conn.execute(query, params or {})
-        self._writes += 1
+        self._writes += rows
         if not self._in_tx and self._writes >= CHECKPOINT_EVERY:
             self._checkpoint()
 
@@ -788,6 +789,7 @@ class ChatStore:
                     "UNWIND $rows AS r CREATE (:Entity {id: r.id, kind: r.kind, name: r.name, "
                     "key: r.key, aliases: [], world: $w, ident: '', emb: r.emb, created_at: $now})",
                     {"rows": rows, "w": world, "now": ts},
+                    rows=len(rows),
                 )
             for e in entities[i : i + batch]:
                 self._index_entity(EntityRow(e[0], e[1], e[2], e[3], world, ""), e[4])
@@ -803,6 +805,7 @@ class ChatStore:
                     "status: 'active', valid_from: $now, confirmed_at: $now, sources: [], "
                     "world: $w}]->(b)",
                     {"rows": rows, "w": world, "now": ts},
+                    rows=len(rows),
                 )
         self.refresh_world_stats()
 

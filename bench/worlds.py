@@ -1,0 +1,208 @@
+"""World routing on the labelled stream: purity and fragmentation per model, per helper.
+
+    python -m bench.worlds [--models minilm,use] [--skip-latency]
+
+The stream (tests/fixtures/worlds_stream.jsonl: 216 messages, 8 topics, en/pt/ru, ambiguous
+words across topics) goes through the real Core (Kùzu store, offline extraction) in adaptive
+mode, once per configuration, each adding one helper to the previous one:
+
+    purity        share of messages in the world holding most of their topic (the issue's
+                  definition: low when a topic is split or mixed)
+    cluster       share of messages whose world's majority topic is their own (mixing only)
+    worlds/topic  distinct worlds a topic's messages ended in (fragmentation)
+
+Embeddings are computed once per model and cached, so the figures measure routing only.
+Routing latency at 1,000 worlds (excluding the embedding) is printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core.embedding.fastembed import BUNDLED_MODEL, FastEmbedEmbedder, bundled_minilm_dir
+from core.ports import Embedder
+from core.service import Core, CoreConfig
+from core.store.kuzu_store import ChatStore
+from core.store.pool import StorePool
+from core.worlds import REFERENCE, WorldParams, params_for, question_worlds, route
+from ontology import load_ontology
+
+STREAM = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "worlds_stream.jsonl"
+
+
+def load_stream(path: Path = STREAM) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+class CachedEmbedder:
+    """Wraps an embedder; every text is embedded once per process."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.cache: dict[str, npt.NDArray[np.float32]] = {}
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            for t, v in zip(missing, self.inner.embed(missing), strict=True):
+                self.cache[t] = v
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self.cache[t] for t in texts])
+
+
+class FixedClock:
+    def __init__(self) -> None:
+        self.t = datetime(2026, 3, 2, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self.t
+
+
+def score(rows: list[dict[str, Any]], world_of: dict[str, str]) -> dict[str, float]:
+    by_topic: dict[str, Counter[str]] = defaultdict(Counter)
+    by_world: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in rows:
+        w = world_of[r["id"]]
+        by_topic[r["topic"]][w] += 1
+        by_world[w][r["topic"]] += 1
+    purity = sum(c.most_common(1)[0][1] for c in by_topic.values()) / len(rows)
+    cluster = sum(c.most_common(1)[0][1] for c in by_world.values()) / len(rows)
+    frag = statistics.mean(len(c) for c in by_topic.values())
+    return {"purity": purity, "cluster": cluster, "worlds_per_topic": frag,
+            "worlds": float(len(by_world))}
+
+
+async def run_stream(
+    embedder: Embedder, params: WorldParams, rows: list[dict[str, Any]], *, merge_job: bool = False
+) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        pool = StorePool(Path(tmp), dim=embedder.dim, model_name=embedder.model_name)
+        clock = FixedClock()
+        core = Core(pool=pool, embedder=embedder, ontology=load_ontology(), clock=clock,
+                    config=CoreConfig(world_mode="adaptive", world_params=params))
+        try:
+            for r in rows:
+                ts = datetime.fromisoformat(r["ts"])
+                clock.t = ts
+                await core.remember("bench", author=r["author"], text=r["text"],
+                                    message_id=r["id"], ts=ts)
+            if merge_job:
+                await core.merge_worlds("bench")
+            data = await core.export("bench")
+        finally:
+            await core.close()
+    world_of = {m["id"]: m["world"] for m in data["messages"]}
+    return score(rows, world_of)
+
+
+def ladder(calibrated: WorldParams) -> list[tuple[str, WorldParams, bool]]:
+    """Each step adds one helper (the calibrated set switched on piece by piece)."""
+    plain = replace(calibrated, pair_prior=0.0, merge_inline=False, continuity=0.0,
+                    entity_pull=0.0)
+    return [
+        ("reference rule (base 0.60, step 0.10)", REFERENCE, False),
+        (f"base calibrated ({calibrated.base:.2f})", plain, False),
+        (f"+ size-aware thresholds (s0={calibrated.pair_prior})",
+         replace(plain, pair_prior=calibrated.pair_prior), False),
+        (f"+ young worlds merge early (inline, {calibrated.merge_similarity})",
+         replace(plain, pair_prior=calibrated.pair_prior, merge_inline=True), False),
+        (f"+ continuity (+{calibrated.continuity} within {calibrated.window_s:.0f}s)",
+         replace(calibrated, entity_pull=0.0), False),
+        ("+ entity pull (+0.05)", replace(calibrated, entity_pull=0.05), False),
+        ("calibrated set + merge job", calibrated, True),
+    ]
+
+
+def load_model(name: str, cache: Path) -> Embedder:
+    if name == "use":
+        from core.embedding.use import UseEmbedder
+
+        return UseEmbedder(threads=1)
+    return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=bundled_minilm_dir(cache), threads=1)
+
+
+def routing_latency(dim: int = 512, worlds: int = 1000, trials: int = 300) -> dict[str, float]:
+    """Route / question-route p50 and p95 in ms at `worlds` live worlds (no embedding)."""
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = ChatStore(Path(tmp) / "c", dim=dim, model_name="latency")
+        now = datetime(2026, 3, 2, tzinfo=UTC)
+        from core.store.kuzu_store import WorldRow
+
+        for i in range(worlds):
+            v = rng.standard_normal(dim).astype(np.float32)
+            store.worlds[f"w{i:07d}"] = w = WorldRow(
+                f"w{i:07d}", "t", v / np.linalg.norm(v), 5, now, now, "", messages=5, facts=3,
+                conf_sum=2.4,
+            )
+            store._sync_world_vector(w)
+        params = params_for("universal-sentence-encoder-multilingual-3", entity_pull=0.05)
+        timings: dict[str, list[float]] = {"route": [], "question": []}
+        q0 = rng.standard_normal(dim).astype(np.float32)
+        route(store, q0, params, mode="adaptive", text="python java receita", now=now)  # warm-up
+        for _ in range(trials):
+            q = rng.standard_normal(dim).astype(np.float32)
+            q /= np.linalg.norm(q)
+            t0 = time.perf_counter()
+            route(store, q, params, mode="adaptive", text="python java receita", now=now)
+            t1 = time.perf_counter()
+            question_worlds(store, q, params, mode="adaptive", text="python java receita")
+            t2 = time.perf_counter()
+            timings["route"].append((t1 - t0) * 1000)
+            timings["question"].append((t2 - t1) * 1000)
+        store.close()
+    return {f"{k}_{p}": float(np.percentile(v, q)) for k, v in timings.items()
+            for p, q in (("p50", 50), ("p95", 95))}
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", default="minilm,use")
+    ap.add_argument("--skip-latency", action="store_true")
+    args = ap.parse_args()
+    rows = load_stream()
+    topics = sorted({r["topic"] for r in rows})
+    langs = Counter(r["lang"] for r in rows)
+    print(f"stream: {len(rows)} messages, {len(topics)} topics, languages {dict(langs)}")
+    with tempfile.TemporaryDirectory() as cache:
+        for name in args.models.split(","):
+            embedder = CachedEmbedder(load_model(name.strip(), Path(cache)))
+            calibrated = params_for(embedder.model_name)
+            print(f"\n== {embedder.model_name} (dim {embedder.dim})")
+            print(f"{'configuration':58} {'purity':>7} {'cluster':>7} {'w/topic':>8} {'worlds':>6}")
+            for label, params, job in ladder(calibrated):
+                m = await run_stream(embedder, params, rows, merge_job=job)
+                ok = "  <- target" if m["purity"] >= 0.9 and m["worlds_per_topic"] <= 1.5 else ""
+                print(f"{label:58} {m['purity']:7.3f} {m['cluster']:7.3f} "
+                      f"{m['worlds_per_topic']:8.3f} {m['worlds']:6.0f}{ok}")
+    if not args.skip_latency:
+        lat = routing_latency()
+        print("\nrouting at 1,000 worlds, dim 512, excluding embedding (ms): "
+              + ", ".join(f"{k} {v:.3f}" for k, v in lat.items()))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

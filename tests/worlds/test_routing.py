@@ -1,0 +1,148 @@
+"""Issue 3: topic routing on the labelled stream, Java the language vs Java the island,
+re-embedding on a model switch, routing latency at 1,000 worlds."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from bench.worlds import load_stream, run_stream
+from core.embedding import HashEmbedder
+from core.ports import Embedder
+from core.service import Core
+from core.store.kuzu_store import ChatStore, WorldRow
+from core.worlds import USE_MODEL, params_for, question_worlds, route
+from ontology import Ontology
+from tests.worlds.conftest import ManualClock, adaptive_core
+
+PROGRAMMING = [
+    "Our billing service is built with Java and the Spring framework",
+    "The payments service runs on Java and uses Kafka for events",
+    "Java is a programming language with a garbage collector",
+    "The Java compiler fails on the new generics code in the checkout module",
+    "We should add unit tests before refactoring the Java code",
+]
+TRAVEL = [
+    "Next month we fly to Indonesia for a holiday: Jakarta, Yogyakarta and Bali",
+    "Java is an island in Indonesia with many volcanoes",
+    "Jakarta is located in Java, the capital is huge",
+    "Mount Bromo is located in Java, near Surabaya",
+    "The ferry from Java to Bali takes about an hour",
+]
+
+
+async def test_fixture_routing_meets_target_with_offline_multilingual_model(
+    use_embedder: Embedder,
+) -> None:
+    rows = load_stream()
+    assert len(rows) >= 200
+    assert len({r["topic"] for r in rows}) >= 8
+    assert {r["lang"] for r in rows} == {"en", "pt", "ru"}
+    m = await run_stream(use_embedder, params_for(use_embedder.model_name), rows)
+    assert m["purity"] >= 0.9, m
+    assert m["worlds_per_topic"] <= 1.5, m
+
+
+async def test_java_language_and_island_live_in_two_worlds(
+    world_core: Core, clock: ManualClock
+) -> None:
+    chat = "tg:java"
+    for text in PROGRAMMING:
+        clock.advance(minutes=1)
+        await world_core.remember(chat, author="ana", text=text)
+    clock.advance(hours=3)  # a new conversation, past the continuity window
+    for text in TRAVEL:
+        clock.advance(minutes=1)
+        await world_core.remember(chat, author="bob", text=text)
+
+    worlds = [w for w in await world_core.worlds(chat) if not w.merged_into]
+    assert len(worlds) == 2
+    data = await world_core.export(chat)
+    javas = [e for e in data["entities"] if e["name"] == "Java"]
+    assert len(javas) == 2
+    assert len({e["world"] for e in javas}) == 2
+    msg_world = {m["text"]: m["world"] for m in data["messages"]}
+    assert len({msg_world[t] for t in PROGRAMMING}) == 1
+    assert len({msg_world[t] for t in TRAVEL}) == 1
+    assert msg_world[PROGRAMMING[0]] != msg_world[TRAVEL[0]]
+
+    answer = await world_core.ask(chat, "Which service uses Java?")
+    assert answer.worlds == [msg_world[PROGRAMMING[0]]]
+    assert answer.facts
+    assert all(f.world == msg_world[PROGRAMMING[0]] for f in answer.facts)
+    text = answer.answer.lower()
+    assert "billing service" in text
+    assert "island" not in text
+    assert "indonesia" not in text
+
+
+async def test_new_world_gets_keyword_topic_and_questions_search_several_when_unsure(
+    world_core: Core, clock: ManualClock
+) -> None:
+    chat = "tg:topics"
+    r1 = await world_core.remember(chat, author="a", text="The chocolate cake recipe needs flour")
+    clock.advance(hours=2)
+    r2 = await world_core.remember(
+        chat, author="a", text="Liverpool scored a late goal in the derby"
+    )
+    assert r1.world_born
+    assert r2.world_born
+    assert r1.world != r2.world
+    topics = {w.id: w.topic for w in await world_core.worlds(chat)}
+    assert "chocolate" in topics[r1.world]
+    assert "liverpool" in topics[r2.world]
+    vague = await world_core.ask(chat, "What happened?")
+    assert set(vague.worlds) == {r1.world, r2.world}  # unsure: the best few, not nothing
+
+
+async def test_switching_model_reembeds_and_recomputes_centroids(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    clock = ManualClock()
+    first = adaptive_core(tmp_path / "d", HashEmbedder(), ontology, clock)
+    await first.remember("c", author="a", text="The chocolate cake recipe needs flour and eggs")
+    await first.close()
+    second = adaptive_core(tmp_path / "d", use_embedder, ontology, clock)
+    try:
+        clock.advance(minutes=1)
+        r = await second.remember("c", author="a", text="Bake the cake at 180 degrees")
+        assert not r.world_born  # routed by a centroid rebuilt from the message, not zeroed
+
+        def check(store: ChatStore) -> None:
+            assert store.dim == use_embedder.dim
+            for w in store.worlds.values():
+                assert w.centroid.shape == (use_embedder.dim,)
+                assert np.linalg.norm(w.centroid) > 0
+
+        await second.pool.run("c", check)
+    finally:
+        await second.close()
+
+
+def test_routing_1000_worlds_under_5ms_p50(tmp_path: Path) -> None:
+    dim = 512
+    rng = np.random.default_rng(1)
+    store = ChatStore(tmp_path / "c", dim=dim, model_name="latency")
+    now = datetime(2026, 3, 2, tzinfo=UTC)
+    try:
+        for i in range(1000):
+            v = rng.standard_normal(dim).astype(np.float32)
+            w = WorldRow(f"w{i:05d}", "t", v / np.linalg.norm(v), 3, now, now, "", messages=3)
+            store.worlds[w.id] = w
+            store._sync_world_vector(w)
+        params = params_for(USE_MODEL, entity_pull=0.05)
+        route(store, v, params, mode="adaptive", text="warm up", now=now)
+        times = []
+        for _ in range(100):
+            q = rng.standard_normal(dim).astype(np.float32)
+            q /= np.linalg.norm(q)
+            t0 = time.perf_counter()
+            route(store, q, params, mode="adaptive", text="java island", now=now)
+            question_worlds(store, q, params, mode="adaptive", text="java island")
+            times.append(time.perf_counter() - t0)
+        assert float(np.median(times)) < 0.005 * 2  # both calls: each well under 5 ms
+    finally:
+        store.close()
