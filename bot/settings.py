@@ -23,7 +23,7 @@ class StorageSettings(BaseSettings):
     data_dir: Path = Path("./data")
     ontology_path: Path | None = None  # default: the packaged ontology/llms.txt
     max_open_chats: int = Field(default=16, ge=1)  # open Kùzu databases kept in the LRU
-    buffer_pool_mb: int = Field(default=256, ge=32)  # cap per open chat database
+    buffer_pool_mb: int = Field(default=256, ge=32)  # per open chat database
     log_level: str = "INFO"
 
 
