@@ -38,7 +38,11 @@ async def bench_ingest(embedder, n: int) -> None:  # type: ignore[no-untyped-def
     core = make_core(Path(tempfile.mkdtemp()), embedder)
     times = []
     for i in range(n):
-        text = f"service{i} depends on service{i + 1}" if i % 2 else f"note {i}: lunch at noon, nothing else"
+        text = (
+            f"service{i} depends on service{i + 1}"
+            if i % 2
+            else f"note {i}: lunch at noon, nothing else"
+        )
         t0 = time.perf_counter()
         await core.remember("bench", author="u", text=text)
         times.append((time.perf_counter() - t0) * 1000)
@@ -67,7 +71,7 @@ async def bench_retrieval(embedder, sizes: list[int], questions: int) -> None:  
         ents = [(f"e{i}", "service", names[i], name_key(names[i]), vecs[i]) for i in range(n_ent)]
         t0 = time.perf_counter()
 
-        def load(store, ents=ents, facts=facts):  # type: ignore[no-untyped-def]
+        def load(store, ents=ents, facts=facts, vecs=vecs):  # type: ignore[no-untyped-def]
             now = datetime.now(UTC)
             store.upsert_world(WorldRow("w0000000", "services", vecs[0], 1, now, now, ""))
             store.bulk_insert(ents, facts, world="w0000000", now=now)
@@ -96,11 +100,15 @@ async def bench_retrieval(embedder, sizes: list[int], questions: int) -> None:  
             assert answer.facts, q
         await core.close()
         floor = statistics.median(emb_ms) + statistics.median(scan_ms)
-        print(f"--- {n_facts} facts, {n_ent} entities (bulk build {build:.1f} s, reopen {reopen:.2f} s)")
+        print(
+            f"--- {n_facts} facts, {n_ent} entities (bulk build {build:.1f} s, reopen {reopen:.2f} s)"
+        )
         print(summary("  query embedding", emb_ms))
         print(summary("  bare exact vector scan", scan_ms))
         print(summary("  ask (retrieval + trace write)", total))
-        print(f"  ratio ask p50 / floor p50 (embedding + scan): {statistics.median(total) / floor:.2f}x")
+        print(
+            f"  ratio ask p50 / floor p50 (embedding + scan): {statistics.median(total) / floor:.2f}x"
+        )
 
 
 def rng_vectors(n: int, dim: int, seed: int) -> np.ndarray:  # type: ignore[type-arg]
@@ -114,9 +122,13 @@ async def bench_memory(chats: int, messages: int, max_open: int) -> None:
     core = make_core(Path(tempfile.mkdtemp()), embedder, max_open=max_open)
     for c in range(chats):
         for m in range(messages):
-            await core.remember(f"chat{c}", author="u", text=f"service{m} depends on service{m + 1} in team {c}")
-    print(f"RSS with model loaded: {base:.0f} MB before; {rss_mb():.0f} MB after {chats} chats x "
-          f"{messages} messages with at most {max_open} chat databases open (target <= 600 MB)")
+            await core.remember(
+                f"chat{c}", author="u", text=f"service{m} depends on service{m + 1} in team {c}"
+            )
+    print(
+        f"RSS with model loaded: {base:.0f} MB before; {rss_mb():.0f} MB after {chats} chats x "
+        f"{messages} messages with at most {max_open} chat databases open (target <= 600 MB)"
+    )
     await core.close()
 
 
@@ -144,25 +156,38 @@ async def bench_concurrency(embedder, chats: int, per_chat: int) -> None:  # typ
         wrong += s["messages"] != expected or s["facts"] != expected
     await core.close()
     ops = chats * per_chat
-    print(f"concurrency: {chats} chats x {per_chat} ops in {wall:.1f} s = {ops / wall:.0f} ops/s; "
-          f"errors {len(errors)}; chats with wrong counts {wrong}")
+    print(
+        f"concurrency: {chats} chats x {per_chat} ops in {wall:.1f} s = {ops / wall:.0f} ops/s; "
+        f"errors {len(errors)}; chats with wrong counts {wrong}"
+    )
 
 
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes (a minute)")
-    ap.add_argument("--memory-only", type=int, default=0, metavar="MAX_OPEN",
-                    help="only the memory figure, with this many open chat databases")
+    ap.add_argument(
+        "--memory-only",
+        type=int,
+        default=0,
+        metavar="MAX_OPEN",
+        help="only the memory figure, with this many open chat databases",
+    )
     args = ap.parse_args()
     if args.memory_only:
         await bench_memory(100, 50, args.memory_only)
         return
     embedder = offline_embedder()
     await bench_ingest(embedder, 100 if args.quick else 300)
-    await bench_retrieval(embedder, [1000, 10000] if args.quick else [1000, 10000, 100000], 30 if args.quick else 60)
+    await bench_retrieval(
+        embedder, [1000, 10000] if args.quick else [1000, 10000, 100000], 30 if args.quick else 60
+    )
     # memory in a fresh process, so the big graphs above do not count
     for max_open in (4, 16):  # each open chat database costs ~100 MB RSS in Kùzu 0.11
-        subprocess.run([sys.executable, "-m", "bench.run", "--memory-only", str(max_open)], check=True)
+        await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "bench.run", "--memory-only", str(max_open)],
+            check=True,
+        )
     await bench_concurrency(embedder, 10 if args.quick else 50, 40 if args.quick else 200)
 
 

@@ -91,8 +91,12 @@ def score(rows: list[dict[str, Any]], world_of: dict[str, str]) -> dict[str, flo
     purity = sum(c.most_common(1)[0][1] for c in by_topic.values()) / len(rows)
     cluster = sum(c.most_common(1)[0][1] for c in by_world.values()) / len(rows)
     frag = statistics.mean(len(c) for c in by_topic.values())
-    return {"purity": purity, "cluster": cluster, "worlds_per_topic": frag,
-            "worlds": float(len(by_world))}
+    return {
+        "purity": purity,
+        "cluster": cluster,
+        "worlds_per_topic": frag,
+        "worlds": float(len(by_world)),
+    }
 
 
 async def run_stream(
@@ -101,14 +105,20 @@ async def run_stream(
     with tempfile.TemporaryDirectory() as tmp:
         pool = StorePool(Path(tmp), dim=embedder.dim, model_name=embedder.model_name)
         clock = FixedClock()
-        core = Core(pool=pool, embedder=embedder, ontology=load_ontology(), clock=clock,
-                    config=CoreConfig(world_mode="adaptive", world_params=params))
+        core = Core(
+            pool=pool,
+            embedder=embedder,
+            ontology=load_ontology(),
+            clock=clock,
+            config=CoreConfig(world_mode="adaptive", world_params=params),
+        )
         try:
             for r in rows:
                 ts = datetime.fromisoformat(r["ts"])
                 clock.t = ts
-                await core.remember("bench", author=r["author"], text=r["text"],
-                                    message_id=r["id"], ts=ts)
+                await core.remember(
+                    "bench", author=r["author"], text=r["text"], message_id=r["id"], ts=ts
+                )
             if merge_job:
                 await core.merge_worlds("bench")
             data = await core.export("bench")
@@ -120,17 +130,25 @@ async def run_stream(
 
 def ladder(calibrated: WorldParams) -> list[tuple[str, WorldParams, bool]]:
     """Each step adds one helper (the calibrated set switched on piece by piece)."""
-    plain = replace(calibrated, pair_prior=0.0, merge_inline=False, continuity=0.0,
-                    entity_pull=0.0)
+    plain = replace(calibrated, pair_prior=0.0, merge_inline=False, continuity=0.0, entity_pull=0.0)
     return [
         ("reference rule (base 0.60, step 0.10)", REFERENCE, False),
         (f"base calibrated ({calibrated.base:.2f})", plain, False),
-        (f"+ size-aware thresholds (s0={calibrated.pair_prior})",
-         replace(plain, pair_prior=calibrated.pair_prior), False),
-        (f"+ young worlds merge early (inline, {calibrated.merge_similarity})",
-         replace(plain, pair_prior=calibrated.pair_prior, merge_inline=True), False),
-        (f"+ continuity (+{calibrated.continuity} within {calibrated.window_s:.0f}s)",
-         replace(calibrated, entity_pull=0.0), False),
+        (
+            f"+ size-aware thresholds (s0={calibrated.pair_prior})",
+            replace(plain, pair_prior=calibrated.pair_prior),
+            False,
+        ),
+        (
+            f"+ young worlds merge early (inline, {calibrated.merge_similarity})",
+            replace(plain, pair_prior=calibrated.pair_prior, merge_inline=True),
+            False,
+        ),
+        (
+            f"+ continuity (+{calibrated.continuity} within {calibrated.window_s:.0f}s)",
+            replace(calibrated, entity_pull=0.0),
+            False,
+        ),
         ("+ entity pull (+0.05)", replace(calibrated, entity_pull=0.05), False),
         ("calibrated set + merge job", calibrated, True),
     ]
@@ -155,7 +173,15 @@ def routing_latency(dim: int = 512, worlds: int = 1000, trials: int = 300) -> di
         for i in range(worlds):
             v = rng.standard_normal(dim).astype(np.float32)
             store.worlds[f"w{i:07d}"] = w = WorldRow(
-                f"w{i:07d}", "t", v / np.linalg.norm(v), 5, now, now, "", messages=5, facts=3,
+                f"w{i:07d}",
+                "t",
+                v / np.linalg.norm(v),
+                5,
+                now,
+                now,
+                "",
+                messages=5,
+                facts=3,
                 conf_sum=2.4,
             )
             store._sync_world_vector(w)
@@ -174,8 +200,11 @@ def routing_latency(dim: int = 512, worlds: int = 1000, trials: int = 300) -> di
             timings["route"].append((t1 - t0) * 1000)
             timings["question"].append((t2 - t1) * 1000)
         store.close()
-    return {f"{k}_{p}": float(np.percentile(v, q)) for k, v in timings.items()
-            for p, q in (("p50", 50), ("p95", 95))}
+    return {
+        f"{k}_{p}": float(np.percentile(v, q))
+        for k, v in timings.items()
+        for p, q in (("p50", 50), ("p95", 95))
+    }
 
 
 async def main() -> None:
@@ -196,12 +225,16 @@ async def main() -> None:
             for label, params, job in ladder(calibrated):
                 m = await run_stream(embedder, params, rows, merge_job=job)
                 ok = "  <- target" if m["purity"] >= 0.9 and m["worlds_per_topic"] <= 1.5 else ""
-                print(f"{label:58} {m['purity']:7.3f} {m['cluster']:7.3f} "
-                      f"{m['worlds_per_topic']:8.3f} {m['worlds']:6.0f}{ok}")
+                print(
+                    f"{label:58} {m['purity']:7.3f} {m['cluster']:7.3f} "
+                    f"{m['worlds_per_topic']:8.3f} {m['worlds']:6.0f}{ok}"
+                )
     if not args.skip_latency:
         lat = routing_latency()
-        print("\nrouting at 1,000 worlds, dim 512, excluding embedding (ms): "
-              + ", ".join(f"{k} {v:.3f}" for k, v in lat.items()))
+        print(
+            "\nrouting at 1,000 worlds, dim 512, excluding embedding (ms): "
+            + ", ".join(f"{k} {v:.3f}" for k, v in lat.items())
+        )
 
 
 if __name__ == "__main__":

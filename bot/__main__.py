@@ -78,7 +78,8 @@ async def _main(args: argparse.Namespace) -> int:
 
             if args.questions:
                 questions = [
-                    q.strip() for q in args.questions.read_text(encoding="utf-8").splitlines()
+                    q.strip()
+                    for q in args.questions.read_text(encoding="utf-8").splitlines()
                     if q.strip()
                 ]
             elif args.question:

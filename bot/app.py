@@ -43,7 +43,8 @@ def build_embedder(settings: Settings) -> Embedder:
         log.warning(
             "cannot load %s (%s); falling back to the bundled offline English model. "
             "Set EMBEDDING_LOCAL_DIR=bundled-minilm to choose it explicitly.",
-            emb.model, type(exc).__name__,
+            emb.model,
+            type(exc).__name__,
         )
         model_dir = bundled_minilm_dir(settings.storage.data_dir / "models")
         return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=emb.threads)
@@ -61,9 +62,15 @@ def build_llm(settings: Settings) -> Llm | None:
         return None
     ontology = load_ontology(settings.storage.ontology_path)
     return AnthropicLlm(
-        api_key=a.api_key.get_secret_value(), ontology=ontology, answer_model=a.answer_model,
-        extract_model=a.extract_model, max_tokens=a.max_tokens, timeout_s=a.timeout_s,
-        max_retries=a.max_retries, base_url=a.base_url, calls_per_minute=a.calls_per_minute,
+        api_key=a.api_key.get_secret_value(),
+        ontology=ontology,
+        answer_model=a.answer_model,
+        extract_model=a.extract_model,
+        max_tokens=a.max_tokens,
+        timeout_s=a.timeout_s,
+        max_retries=a.max_retries,
+        base_url=a.base_url,
+        calls_per_minute=a.calls_per_minute,
     )
 
 
@@ -71,25 +78,47 @@ def world_params(settings: Settings, model_name: str) -> WorldParams:
     """The routing constants calibrated for this model, with any WORLDS_* override applied."""
     w = settings.worlds
     return params_for(
-        model_name, base=w.base_threshold, step=w.maturity_step,
-        merge_similarity=w.merge_similarity, continuity=w.continuity,
-        window_s=w.continuity_window_s, entity_pull=w.entity_pull, margin=w.question_margin,
+        model_name,
+        base=w.base_threshold,
+        step=w.maturity_step,
+        merge_similarity=w.merge_similarity,
+        continuity=w.continuity,
+        window_s=w.continuity_window_s,
+        entity_pull=w.entity_pull,
+        margin=w.question_margin,
     )
 
 
 # RetrievalSettings fields passed to CoreConfig as recall_<name> (evidence recall, issue 4)
 RECALL_KEYS = (
-    "depth", "rrf_k", "w_meaning", "w_words", "w_entities", "w_speaker", "w_time",
-    "w_neighbours", "neighbour_hits", "time_first", "min_tokens", "short_penalty", "time_anchor",
+    "depth",
+    "rrf_k",
+    "w_meaning",
+    "w_words",
+    "w_entities",
+    "w_speaker",
+    "w_time",
+    "w_neighbours",
+    "neighbour_hits",
+    "time_first",
+    "min_tokens",
+    "short_penalty",
+    "time_anchor",
 )
 
 
 def core_config(settings: Settings, model_name: str = "") -> CoreConfig:
     r, w = settings.retrieval, settings.worlds
     return CoreConfig(
-        hops=r.hops, top_k_seeds=r.top_k_seeds, min_seed_similarity=r.min_seed_similarity,
-        alpha=r.alpha, gamma=r.gamma, ppr_damping=r.ppr_damping, max_facts=r.max_facts,
-        evidence_k=r.evidence_k, world_mode=w.mode,
+        hops=r.hops,
+        top_k_seeds=r.top_k_seeds,
+        min_seed_similarity=r.min_seed_similarity,
+        alpha=r.alpha,
+        gamma=r.gamma,
+        ppr_damping=r.ppr_damping,
+        max_facts=r.max_facts,
+        evidence_k=r.evidence_k,
+        world_mode=w.mode,
         **{f"recall_{k}": v for k, v in r.model_dump().items() if k in RECALL_KEYS},
         world_params=world_params(settings, model_name),
     )
@@ -110,17 +139,25 @@ def build_handoff(settings: Settings, clock: Clock | None = None) -> HandoffServ
     return HandoffService(store, clock=clock or SystemClock(), config=config)
 
 
-def build_core(settings: Settings, *, embedder: Embedder | None = None, with_llm: bool = True) -> Core:
+def build_core(
+    settings: Settings, *, embedder: Embedder | None = None, with_llm: bool = True
+) -> Core:
     ontology = load_ontology(settings.storage.ontology_path)  # fails fast, naming the line
     embedder = embedder or build_embedder(settings)
     pool = StorePool(
-        settings.storage.data_dir, dim=embedder.dim, model_name=embedder.model_name,
-        max_open=settings.storage.max_open_chats, buffer_pool_mb=settings.storage.buffer_pool_mb,
+        settings.storage.data_dir,
+        dim=embedder.dim,
+        model_name=embedder.model_name,
+        max_open=settings.storage.max_open_chats,
+        buffer_pool_mb=settings.storage.buffer_pool_mb,
     )
     llm = build_llm(settings) if with_llm else None
     return Core(
-        pool=pool, embedder=embedder, ontology=ontology,
-        config=core_config(settings, embedder.model_name), llm=llm,
+        pool=pool,
+        embedder=embedder,
+        ontology=ontology,
+        config=core_config(settings, embedder.model_name),
+        llm=llm,
         handoff=build_handoff(settings),
     )
 

@@ -21,7 +21,9 @@ def _parse_ts(value: Any) -> datetime | None:
     return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
-async def ingest_file(core: Core, chat: str, path: Path, *, err: TextIO = sys.stderr) -> dict[str, int]:
+async def ingest_file(
+    core: Core, chat: str, path: Path, *, err: TextIO = sys.stderr
+) -> dict[str, int]:
     counts = {"messages": 0, "facts": 0, "pending": 0, "rejected": 0, "duplicates": 0, "invalid": 0}
     with path.open(encoding="utf-8") as fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -35,13 +37,18 @@ async def ingest_file(core: Core, chat: str, path: Path, *, err: TextIO = sys.st
                     fields = {k: item[k] for k in TripleIn.model_fields if k in item}
                     triple = TripleIn(**fields)
                     result = await core.remember_triple(
-                        chat, triple, author=str(item.get("author", "import")),
+                        chat,
+                        triple,
+                        author=str(item.get("author", "import")),
                         message_id=item.get("id"),
                     )
                 elif "text" in item:
                     result = await core.remember(
-                        chat, author=str(item.get("author") or "unknown"), text=str(item["text"]),
-                        message_id=item.get("id"), ts=_parse_ts(item.get("ts")),
+                        chat,
+                        author=str(item.get("author") or "unknown"),
+                        text=str(item["text"]),
+                        message_id=item.get("id"),
+                        ts=_parse_ts(item.get("ts")),
                     )
                 else:
                     raise ValueError("a line needs 'text' (a message) or 'predicate' (a fact)")
@@ -76,7 +83,9 @@ def summary_line(counts: dict[str, int]) -> str:
     )
 
 
-async def ask_many(core: Core, chat: str, questions: list[str], *, out: TextIO, as_json: bool) -> int:
+async def ask_many(
+    core: Core, chat: str, questions: list[str], *, out: TextIO, as_json: bool
+) -> int:
     failures = 0
     for q in questions:
         try:

@@ -64,7 +64,11 @@ async def console_command(core: Core, chat: str, line: str) -> str:
 
 
 async def run_console(
-    core: Core, *, chat: str = "console:local", stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout
+    core: Core,
+    *,
+    chat: str = "console:local",
+    stdin: TextIO = sys.stdin,
+    stdout: TextIO = sys.stdout,
 ) -> None:
     stdout.write("graphmem console. " + HELP + "\n")
     while True:

@@ -102,13 +102,37 @@ def build_scheduler(core: Core, settings: Settings) -> Any:
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 30},
     )
     jobs = settings.jobs
-    scheduler.add_job(decay_job, "interval", minutes=jobs.decay_minutes, args=[core, settings],
-                      id="decay", replace_existing=True)
-    scheduler.add_job(worlds_job, "interval", minutes=jobs.merge_minutes, args=[core, settings],
-                      id="worlds", replace_existing=True)
-    scheduler.add_job(retry_job, "interval", minutes=jobs.retry_minutes, args=[core, settings],
-                      id="retry", replace_existing=True)
+    scheduler.add_job(
+        decay_job,
+        "interval",
+        minutes=jobs.decay_minutes,
+        args=[core, settings],
+        id="decay",
+        replace_existing=True,
+    )
+    scheduler.add_job(
+        worlds_job,
+        "interval",
+        minutes=jobs.merge_minutes,
+        args=[core, settings],
+        id="worlds",
+        replace_existing=True,
+    )
+    scheduler.add_job(
+        retry_job,
+        "interval",
+        minutes=jobs.retry_minutes,
+        args=[core, settings],
+        id="retry",
+        replace_existing=True,
+    )
     if core.handoff is not None:
-        scheduler.add_job(handoff_job, "interval", seconds=settings.handoff.retry_seconds,
-                          args=[core, settings], id="handoff", replace_existing=True)
+        scheduler.add_job(
+            handoff_job,
+            "interval",
+            seconds=settings.handoff.retry_seconds,
+            args=[core, settings],
+            id="handoff",
+            replace_existing=True,
+        )
     return scheduler

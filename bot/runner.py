@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Coroutine
@@ -20,10 +21,8 @@ async def run_all(settings: Settings) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix loops
             loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
-            pass
     fronts: list[Coroutine[Any, Any, None]] = []
     if settings.telegram.bot_token is not None:
         from bot.telegram.runner import run_telegram
@@ -32,7 +31,9 @@ async def run_all(settings: Settings) -> int:
             run_telegram(core, settings.telegram, stop_event=stop, handoff=settings.handoff)
         )
     slack = settings.slack
-    if slack.bot_token is not None and (slack.app_token is not None or slack.signing_secret is not None):
+    if slack.bot_token is not None and (
+        slack.app_token is not None or slack.signing_secret is not None
+    ):
         from bot.slack.runner import run_slack
 
         fronts.append(run_slack(core, slack, stop_event=stop, handoff=settings.handoff))

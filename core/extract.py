@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from core.language import QUESTION_WORDS, clean_name
 from core.models import TripleIn
@@ -21,10 +22,45 @@ MAX_NAME_WORDS = 6
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n+|[.!?;]+$")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\be\b|\bи\b)\s*", re.IGNORECASE)
 _LEADING = frozenset(
-    "the a an this that our their its o a os as um uma uns umas este esta esse essa nosso nossa "
-    "also também тоже также наш наша наши".split()
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "our",
+        "their",
+        "its",
+        "o",
+        "a",
+        "os",
+        "as",
+        "um",
+        "uma",
+        "uns",
+        "umas",
+        "este",
+        "esta",
+        "esse",
+        "essa",
+        "nosso",
+        "nossa",
+        "also",
+        "também",
+        "тоже",
+        "также",
+        "наш",
+        "наша",
+        "наши",
+    ]
 )
 _PAREN = re.compile(r"\(([^)]*)\)")
+
+
+def _drop_if_holds(needle: str, paren: re.Match[str]) -> str:
+    """Drop a parenthesis that holds the identifier: 'Acme (INN 7701234567)' -> 'Acme '."""
+    return "" if needle in paren.group(0) else paren.group(0)
+
 
 KnownKind = Callable[[str], str | None]
 
@@ -91,7 +127,7 @@ class OfflineExtractor:
                 continue
             raw = m.group(1) if m.groups() and m.group(1) else m.group(0)
             value = rule.normalise_value(raw)
-            rest = _PAREN.sub(lambda p: "" if m.group(0) in p.group(0) else p.group(0), name)
+            rest = _PAREN.sub(partial(_drop_if_holds, m.group(0)), name)
             if clean_name(rest) == clean_name(name):
                 rest = name.replace(m.group(0), " ")
             return (clean_name(rest) or value), f"{rule.name}:{value}", rule.kinds
@@ -124,9 +160,14 @@ class OfflineExtractor:
                     continue
                 triples.append(
                     TripleIn(
-                        subject=subject[:200], subject_kind=s_kind,
-                        predicate=clause.predicate.name, object=obj[:200], object_kind=o_kind,
-                        confidence=OFFLINE_CONFIDENCE, subject_ident=s_ident, object_ident=o_ident,
+                        subject=subject[:200],
+                        subject_kind=s_kind,
+                        predicate=clause.predicate.name,
+                        object=obj[:200],
+                        object_kind=o_kind,
+                        confidence=OFFLINE_CONFIDENCE,
+                        subject_ident=s_ident,
+                        object_ident=o_ident,
                     )
                 )
         return triples

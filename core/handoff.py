@@ -85,37 +85,61 @@ class Intent:
 _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     (want, conf, re.compile(pattern + r"(?!\w)", re.IGNORECASE))
     for want, conf, pattern in [
-        ("price", 0.9, r"\b(?:price|prices|pricing|how much (?:is|does|do|would|for)|quote for"
-                       r"|cost of|what does it cost"
-                       r"|pre[çc]o|pre[çc]os|quanto custa|quanto fica|quanto sai|valor do plano"
-                       r"|cota[çc][ãa]o|or[çc]amento para"
-                       r"|цен[аыуе]|стоимост\w*|сколько стоит|сколько будет стоить|прайс\w*)"),
-        ("demo", 0.85, r"\b(?:demo|demos|demonstration|free trial|trial account"
-                       r"|demonstra[çc][ãa]o|teste gr[áa]tis|per[íi]odo de teste"
-                       r"|демо|демо-\w+|демонстрац\w*|пробн\w+ (?:период|доступ|верси\w+))"),
+        (
+            "price",
+            0.9,
+            r"\b(?:price|prices|pricing|how much (?:is|does|do|would|for)|quote for"
+            r"|cost of|what does it cost"
+            r"|pre[çc]o|pre[çc]os|quanto custa|quanto fica|quanto sai|valor do plano"
+            r"|cota[çc][ãa]o|or[çc]amento para"
+            r"|цен[аыуе]|стоимост\w*|сколько стоит|сколько будет стоить|прайс\w*)",
+        ),
+        (
+            "demo",
+            0.85,
+            r"\b(?:demo|demos|demonstration|free trial|trial account"
+            r"|demonstra[çc][ãa]o|teste gr[áa]tis|per[íi]odo de teste"
+            r"|демо|демо-\w+|демонстрац\w*|пробн\w+ (?:период|доступ|верси\w+))",
+        ),
         # a contract the client asks for, not one that was signed ("Acme signed the contract")
-        ("contract", 0.85, r"\b(?:(?:send|draft|prepare)(?: me| us)? (?:the |a )?contract"
-                           r"|contract (?:draft|proposal|terms)|ready to sign|want to sign"
-                           r"|(?:enviar|mandar|enviem|mandem)(?: o| um)? contrato"
-                           r"|minuta do contrato|assinar o contrato|fechar (?:o )?contrato"
-                           r"|(?:пришлите|отправьте|вышлите|подготовьте) (?:нам |мне )?"
-                           r"(?:договор|контракт)\w*|проект договора|готовы подписать"
-                           r"|заключить (?:договор|контракт))"),
-        ("invoice", 0.9, r"\b(?:invoice|invoices|bill us|bill me"
-                         r"|fatura|faturas|nota fiscal|boleto"
-                         r"|сч[её]т на оплату|сч[её]т-фактур\w*|выстав\w* сч[её]т\w*)"),
-        ("buy", 0.9, r"\b(?:buy|buying|purchase|purchasing|want to order|place an order"
-                     r"|subscribe|sign up for"
-                     r"|comprar|compraria|quero comprar|adquirir|assinar o plano|fechar neg[óo]cio"
-                     r"|куп(?:ить|лю|им|ят)|покупк\w*|приобрест\w*|приобрет\w*"
-                     r"|оформить заказ|заказать)"),
-        ("person", 0.85, r"\b(?:talk to (?:a |an )?(?:person|human|someone|sales|manager|agent)"
-                         r"|speak (?:to|with) (?:a |an )?(?:person|human|someone|sales|manager)"
-                         r"|contact (?:me|us)|call me"
-                         r"|falar com (?:uma |um |o |a )?(?:pessoa|humano|atendente|vendedor"
-                         r"|consultor|gerente|algu[ée]m)|me liguem|entrem em contato"
-                         r"|поговорить с (?:человеком|менеджером|оператором|продавц\w*)"
-                         r"|свяжитесь со мной|позовите (?:менеджера|человека)|перезвоните)"),
+        (
+            "contract",
+            0.85,
+            r"\b(?:(?:send|draft|prepare)(?: me| us)? (?:the |a )?contract"
+            r"|contract (?:draft|proposal|terms)|ready to sign|want to sign"
+            r"|(?:enviar|mandar|enviem|mandem)(?: o| um)? contrato"
+            r"|minuta do contrato|assinar o contrato|fechar (?:o )?contrato"
+            r"|(?:пришлите|отправьте|вышлите|подготовьте) (?:нам |мне )?"
+            r"(?:договор|контракт)\w*|проект договора|готовы подписать"
+            r"|заключить (?:договор|контракт))",
+        ),
+        (
+            "invoice",
+            0.9,
+            r"\b(?:invoice|invoices|bill us|bill me"
+            r"|fatura|faturas|nota fiscal|boleto"
+            r"|сч[её]т на оплату|сч[её]т-фактур\w*|выстав\w* сч[её]т\w*)",
+        ),
+        (
+            "buy",
+            0.9,
+            r"\b(?:buy|buying|purchase|purchasing|want to order|place an order"
+            r"|subscribe|sign up for"
+            r"|comprar|compraria|quero comprar|adquirir|assinar o plano|fechar neg[óo]cio"
+            r"|куп(?:ить|лю|им|ят)|покупк\w*|приобрест\w*|приобрет\w*"
+            r"|оформить заказ|заказать)",
+        ),
+        (
+            "person",
+            0.85,
+            r"\b(?:talk to (?:a |an )?(?:person|human|someone|sales|manager|agent)"
+            r"|speak (?:to|with) (?:a |an )?(?:person|human|someone|sales|manager)"
+            r"|contact (?:me|us)|call me"
+            r"|falar com (?:uma |um |o |a )?(?:pessoa|humano|atendente|vendedor"
+            r"|consultor|gerente|algu[ée]m)|me liguem|entrem em contato"
+            r"|поговорить с (?:человеком|менеджером|оператором|продавц\w*)"
+            r"|свяжитесь со мной|позовите (?:менеджера|человека)|перезвоните)",
+        ),
     ]
 ]
 
@@ -257,9 +281,11 @@ def render_card(h: HandOff) -> str:
     lines = [f"Lead {h.id}: {client}"]
     if h.client.link:
         lines.append(f"Chat: {h.client.link}")
-    who = " · ".join(x for x in (
-        f"Company: {h.company}" if h.company else "", f"Role: {h.role}" if h.role else ""
-    ) if x)
+    who = " · ".join(
+        x
+        for x in (f"Company: {h.company}" if h.company else "", f"Role: {h.role}" if h.role else "")
+        if x
+    )
     if who:
         lines.append(who)
     want = ", ".join(h.wants) + (f" · {h.product}" if h.product else "")
@@ -328,8 +354,14 @@ class HandoffStore:
                 "INSERT INTO handoff(id, chat, client_key, status, created_at, body) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, "
                 "body = excluded.body",
-                (h.id, h.chat, h.client_key, h.status, h.created_at.isoformat(),
-                 h.model_dump_json()),
+                (
+                    h.id,
+                    h.chat,
+                    h.client_key,
+                    h.status,
+                    h.created_at.isoformat(),
+                    h.model_dump_json(),
+                ),
             )
 
     def get(self, handoff_id: str) -> HandOff | None:
@@ -444,8 +476,16 @@ class HandoffService:
         who = client or ClientInfo(name=author)
         try:
             h = await self.raise_interest(
-                core, chat, intent, client=who, author=author, text=text,
-                message_id=message_id, ts=ts, lang=lang, reply=reply,
+                core,
+                chat,
+                intent,
+                client=who,
+                author=author,
+                text=text,
+                message_id=message_id,
+                ts=ts,
+                lang=lang,
+                reply=reply,
             )
         except Exception:
             log.exception("chat=%s hand-off failed", chat)
@@ -488,8 +528,11 @@ class HandoffService:
         obj_kind = "product" if product else "deal"
         obj = product or f"{'/'.join(intent.wants)} request"
         triple = TripleIn(
-            subject=clean_name(author)[:200] or "client", subject_kind="person",
-            predicate="INTERESTED_IN", object=obj[:200], object_kind=obj_kind,
+            subject=clean_name(author)[:200] or "client",
+            subject_kind="person",
+            predicate="INTERESTED_IN",
+            object=obj[:200],
+            object_kind=obj_kind,
             confidence=max(min(intent.confidence, 1.0), self.config.min_confidence),
         )
         await core.remember_fact_from(chat, triple, source=source)
@@ -502,21 +545,37 @@ class HandoffService:
             fresh = h is None or now - h.last_signal_at > self.config.window
             if fresh:
                 h = HandOff(
-                    id=new_id("h"), chat=chat, client=client, client_key=client.key(),
-                    wants=list(intent.wants), product=product, reason=intent.reason,
-                    confidence=intent.confidence, language=lang, created_at=now, updated_at=now,
-                    last_signal_at=now, last_sent_at=now, **ctx,
+                    id=new_id("h"),
+                    chat=chat,
+                    client=client,
+                    client_key=client.key(),
+                    wants=list(intent.wants),
+                    product=product,
+                    reason=intent.reason,
+                    confidence=intent.confidence,
+                    language=lang,
+                    created_at=now,
+                    updated_at=now,
+                    last_signal_at=now,
+                    last_sent_at=now,
+                    **ctx,
                 )
             else:
                 assert h is not None
-                h = h.model_copy(update={
-                    "wants": list(dict.fromkeys([*h.wants, *intent.wants])),
-                    "product": product or h.product,
-                    "reason": intent.reason,
-                    "confidence": max(h.confidence, intent.confidence),
-                    "signals": h.signals + 1, "last_signal_at": now, "updated_at": now,
-                    "revision": h.revision + 1, "client": client, **ctx,
-                })
+                h = h.model_copy(
+                    update={
+                        "wants": list(dict.fromkeys([*h.wants, *intent.wants])),
+                        "product": product or h.product,
+                        "reason": intent.reason,
+                        "confidence": max(h.confidence, intent.confidence),
+                        "signals": h.signals + 1,
+                        "last_signal_at": now,
+                        "updated_at": now,
+                        "revision": h.revision + 1,
+                        "client": client,
+                        **ctx,
+                    }
+                )
             await self._io(self.store.save, h)
         log.info("chat=%s hand-off %s %s", chat, h.id, "raised" if fresh else "updated")
         if fresh:
@@ -538,10 +597,16 @@ class HandoffService:
                 result = "already_taken" if h.status == "taken" else "closed"
                 return TakeOutcome(result=result, handoff=h)
             now = self.clock.now()
-            h = h.model_copy(update={
-                "status": "taken", "taken_by": manager, "taken_by_name": name, "taken_at": now,
-                "updated_at": now, "revision": h.revision + 1,
-            })
+            h = h.model_copy(
+                update={
+                    "status": "taken",
+                    "taken_by": manager,
+                    "taken_by_name": name,
+                    "taken_at": now,
+                    "updated_at": now,
+                    "revision": h.revision + 1,
+                }
+            )
             await self._io(self.store.save, h)
         log.info("hand-off %s taken by %s", handoff_id, manager)
         await self._refresh(handoff_id)
@@ -553,8 +618,14 @@ class HandoffService:
             if h is None:
                 return None
             now = self.clock.now()
-            h = h.model_copy(update={"status": "closed", "closed_at": now, "updated_at": now,
-                                     "revision": h.revision + 1})
+            h = h.model_copy(
+                update={
+                    "status": "closed",
+                    "closed_at": now,
+                    "updated_at": now,
+                    "revision": h.revision + 1,
+                }
+            )
             await self._io(self.store.save, h)
         await self._refresh(handoff_id)
         return await self.get(handoff_id)
@@ -574,8 +645,12 @@ class HandoffService:
                 async with asyncio.timeout(SEND_TIMEOUT_S):
                     ref = await notifier.send(target, h)
             except Exception as exc:
-                log.warning("hand-off %s: sending to %s failed (%s); will retry",
-                            handoff_id, key, type(exc).__name__)
+                log.warning(
+                    "hand-off %s: sending to %s failed (%s); will retry",
+                    handoff_id,
+                    key,
+                    type(exc).__name__,
+                )
                 continue
             sent.append((key, str(ref)))
         if not sent:
@@ -589,9 +664,9 @@ class HandoffService:
                 notified.setdefault(key, []).append(ref)
                 if current.revision != h.revision:  # changed (e.g. taken) while we were sending
                     stale.append(f"{key}|{ref}")
-            await self._io(self.store.save, current.model_copy(
-                update={"notified": notified, "stale": stale}
-            ))
+            await self._io(
+                self.store.save, current.model_copy(update={"notified": notified, "stale": stale})
+            )
         if current.revision != h.revision:
             await self._flush_stale(handoff_id)
         return len(sent)
@@ -602,9 +677,11 @@ class HandoffService:
             h = await self.get(handoff_id)
             if h is None:
                 return
-            stale = list(dict.fromkeys(
-                [*h.stale, *(f"{k}|{r}" for k, refs in h.notified.items() for r in refs)]
-            ))
+            stale = list(
+                dict.fromkeys(
+                    [*h.stale, *(f"{k}|{r}" for k, refs in h.notified.items() for r in refs)]
+                )
+            )
             await self._io(self.store.save, h.model_copy(update={"stale": stale}))
         await self._flush_stale(handoff_id)
 
@@ -622,8 +699,12 @@ class HandoffService:
                 async with asyncio.timeout(SEND_TIMEOUT_S):
                     await notifier.update(target, ref, h)
             except Exception as exc:
-                log.warning("hand-off %s: updating a card in %s failed (%s); will retry",
-                            handoff_id, key, type(exc).__name__)
+                log.warning(
+                    "hand-off %s: updating a card in %s failed (%s); will retry",
+                    handoff_id,
+                    key,
+                    type(exc).__name__,
+                )
                 continue
             done.append(item)
         async with self._lock:
@@ -655,19 +736,29 @@ class HandoffService:
                         cur = await self.get(h.id)
                         if cur is None or cur.status != "open":
                             continue
-                        cur = cur.model_copy(update={
-                            "resends": cur.resends + 1, "last_sent_at": now,
-                            "revision": cur.revision + 1,
-                        })
+                        cur = cur.model_copy(
+                            update={
+                                "resends": cur.resends + 1,
+                                "last_sent_at": now,
+                                "revision": cur.revision + 1,
+                            }
+                        )
                         await self._io(self.store.save, cur)
                     resent += bool(await self._deliver(h.id, self._targets()))
             except Exception:
                 log.exception("hand-off %s: job step failed", h.id)
         if delivered or resent or updated:
-            log.info("hand-off job: %d delivered, %d re-sent, %d cards updated",
-                     delivered, resent, updated)
-        return {"handoff_delivered": delivered, "handoff_resent": resent,
-                "handoff_updated": updated}
+            log.info(
+                "hand-off job: %d delivered, %d re-sent, %d cards updated",
+                delivered,
+                resent,
+                updated,
+            )
+        return {
+            "handoff_delivered": delivered,
+            "handoff_resent": resent,
+            "handoff_updated": updated,
+        }
 
     async def aclose(self) -> None:
         await self._io(self.store.close)
@@ -679,7 +770,8 @@ def _known_product(store: ChatStore, text: str) -> str | None:
     keys = f" {name_key(text)} "
     names = sorted(
         (store.entities[e].name for e in store.by_kind.get("product", ()) if e in store.entities),
-        key=len, reverse=True,
+        key=len,
+        reverse=True,
     )
     for name in names:
         if f" {name_key(name)} " in keys:

@@ -111,7 +111,9 @@ class Answer(BaseModel):
     paths: list[list[str]] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
     trace_id: str = ""
-    unknown: list[str] = Field(default_factory=list)  # names the question used that we know nothing of
+    unknown: list[str] = Field(
+        default_factory=list
+    )  # names the question used that we know nothing of
     model: str = "extractive"
 
     def cli_json(self) -> dict[str, object]:

@@ -31,13 +31,15 @@ def render_trace(trace: Trace) -> str:
     lines = [f"Question: {trace.question}", f"Model: {trace.model} · trace {trace.id}"]
     if trace.worlds:
         lines.append("Worlds: " + ", ".join(trace.worlds))
-    lines.append("Seeds: " + (", ".join(f"{s.entity} ({s.score:.2f})" for s in trace.seeds) or "none"))
-    for p in trace.paths:
-        lines.append("Path: " + " → ".join(p))
+    lines.append(
+        "Seeds: " + (", ".join(f"{s.entity} ({s.score:.2f})" for s in trace.seeds) or "none")
+    )
+    lines.extend("Path: " + " → ".join(p) for p in trace.paths)
     if trace.nodes:
         lines.append("Scores (R = α·S_vec + (1-α)·PPR):")
         lines.extend(
-            f"  {n.name}: R={n.score:.3f} S_vec={n.s_vec:.3f} PPR={n.ppr:.3f}" for n in trace.nodes[:10]
+            f"  {n.name}: R={n.score:.3f} S_vec={n.s_vec:.3f} PPR={n.ppr:.3f}"
+            for n in trace.nodes[:10]
         )
     if trace.cited:
         lines.append("Cited facts: " + ", ".join(trace.cited))
@@ -47,7 +49,8 @@ def render_trace(trace: Trace) -> str:
             f"  {h.id}"
             + (f" {h.ts:%Y-%m-%d}" if h.ts else "")
             + (f" {h.author}" if h.author else "")
-            + ": " + (", ".join(h.signals) or "provenance")
+            + ": "
+            + (", ".join(h.signals) or "provenance")
             for h in trace.evidence_hits[:10]
         )
     elif trace.evidence:

@@ -68,7 +68,7 @@ def directional_reach(
     X". Zig-zags (X -> holding <- sibling) are not followed: two subsidiaries of one holding
     stay apart.
     """
-    out: dict[str, Step | None] = {s: None for s in sources}
+    out: dict[str, Step | None] = dict.fromkeys(sources)
     fwd: dict[str, list[Edge]] = {}
     bwd: dict[str, list[Edge]] = {}
     for e in edges:

@@ -13,13 +13,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.errors import InvalidInput, LlmUnavailable, NotFound
 from core.extract import OfflineExtractor
-from core.llm import budget_scope
 from core.language import (
     STOPWORDS,
     clean_name,
@@ -28,6 +28,7 @@ from core.language import (
     key_tokens,
     name_key,
 )
+from core.llm import budget_scope
 from core.models import (
     REVIEW_THRESHOLD,
     Answer,
@@ -54,7 +55,14 @@ from core.retrieval import (
     path_to,
     personalized_pagerank,
 )
-from core.store.kuzu_store import ChatStore, Edge, PlannedEntity, PlannedFact, WorldRow, new_id
+from core.store.kuzu_store import (
+    ChatStore,
+    Edge,
+    MessageRow,
+    PlannedEntity,
+    PlannedFact,
+    new_id,
+)
 from core.store.pool import StorePool
 from core.texts import t
 from core.worlds import (
@@ -76,7 +84,13 @@ log = logging.getLogger(__name__)
 
 MAX_NAME_NGRAM = 6
 EXTRACTIVE_FACTS = 10  # facts listed (and cited) by an extractive answer
-YES_NO_STARTS = frozenset("does do did is are can was were será é o a".split())
+YES_NO_STARTS = frozenset(
+    ["does", "do", "did", "is", "are", "can", "was", "were", "será", "é", "o", "a"]
+)
+
+
+class _Unresolvable(Exception):
+    """A triple's name cannot become an entity (e.g. nothing left after normalising)."""
 
 
 class SystemClock:
@@ -115,12 +129,19 @@ class CoreConfig:
 
     def recall(self) -> RecallConfig:
         return RecallConfig(
-            k=max(self.evidence_k, 10), depth=self.recall_depth, rrf_k=self.recall_rrf_k,
-            w_meaning=self.recall_w_meaning, w_words=self.recall_w_words,
-            w_entities=self.recall_w_entities, w_speaker=self.recall_w_speaker,
-            w_time=self.recall_w_time, w_neighbours=self.recall_w_neighbours,
-            neighbour_hits=self.recall_neighbour_hits, time_first=self.recall_time_first,
-            min_tokens=self.recall_min_tokens, short_penalty=self.recall_short_penalty,
+            k=max(self.evidence_k, 10),
+            depth=self.recall_depth,
+            rrf_k=self.recall_rrf_k,
+            w_meaning=self.recall_w_meaning,
+            w_words=self.recall_w_words,
+            w_entities=self.recall_w_entities,
+            w_speaker=self.recall_w_speaker,
+            w_time=self.recall_w_time,
+            w_neighbours=self.recall_w_neighbours,
+            neighbour_hits=self.recall_neighbour_hits,
+            time_first=self.recall_time_first,
+            min_tokens=self.recall_min_tokens,
+            short_penalty=self.recall_short_penalty,
         )
 
 
@@ -169,8 +190,12 @@ class Core:
 
     def _on_open(self, chat: str, store: ChatStore) -> None:
         if store.model_mismatch is not None:
-            log.warning("chat=%s was embedded with %s: re-embedding with %s",
-                        chat, store.model_mismatch[0], self.embedder.model_name)
+            log.warning(
+                "chat=%s was embedded with %s: re-embedding with %s",
+                chat,
+                store.model_mismatch[0],
+                self.embedder.model_name,
+            )
             store.reembed(self.embedder.embed)
 
     # ================================================================== ingest
@@ -286,15 +311,27 @@ class Core:
         if routed.born:
             store.upsert_world(world)
         store.add_message(
-            message_id=msg_id, author=author, text=text, ts=ts, world=world.id,
-            extraction=extraction, embedding=stored_emb,
+            message_id=msg_id,
+            author=author,
+            text=text,
+            ts=ts,
+            world=world.id,
+            extraction=extraction,
+            embedding=stored_emb,
         )
         absorb(store, world, route_emb, now=now)
         wid = merge_touched(store, world.id, params, now) if mode == "adaptive" else world.id
-        return IngestResult(message_id=msg_id, world=wid, world_born=routed.born and wid == world.id)
+        return IngestResult(
+            message_id=msg_id, world=wid, world_born=routed.born and wid == world.id
+        )
 
     def _ingest_offline(
-        self, store: ChatStore, msg_id: str, author: str, text: str, ts: datetime,
+        self,
+        store: ChatStore,
+        msg_id: str,
+        author: str,
+        text: str,
+        ts: datetime,
         emb: Vector | tuple[Vector, Vector],
     ) -> IngestResult:
         stored = self._store_message(store, msg_id, author, text, ts, emb, "offline")
@@ -315,7 +352,9 @@ class Core:
     ) -> IngestResult:
         world = store.resolve_world(world)  # merged while the LLM was extracting: the survivor
         if triples is None:
-            triples = self.extractor.extract(text, known=lambda n: self._known_kind(store, world, n))
+            triples = self.extractor.extract(
+                text, known=lambda n: self._known_kind(store, world, n)
+            )
         result = self._write_triples(store, triples, source=msg_id, world=world)
         if status != "offline":
             store.set_extraction(msg_id, status)
@@ -331,22 +370,29 @@ class Core:
         now = self.clock.now()
         result = IngestResult(message_id=source, world=world)
         planned: list[PlannedFact] = []
-        fresh: dict[str, tuple[str, str, str, str]] = {}  # new entity id -> (kind, name, key, ident)
+        fresh: dict[
+            str, tuple[str, str, str, str]
+        ] = {}  # new entity id -> (kind, name, key, ident)
         for triple in triples:
             reason = self.ontology.check(triple.subject_kind, triple.predicate, triple.object_kind)
             if reason is None:
-                subj = self._resolve(store, world, triple.subject, triple.subject_kind,
-                                     triple.subject_ident, fresh)
-                obj = self._resolve(store, world, triple.object, triple.object_kind,
-                                    triple.object_ident, fresh)
-                reason = subj if isinstance(subj, str) and subj.startswith("!") else None
-                reason = reason or (obj if isinstance(obj, str) and obj.startswith("!") else None)
-                if reason is None:
-                    s_id, s_kind = subj  # type: ignore[misc]
-                    o_id, o_kind = obj  # type: ignore[misc]
+                try:
+                    s_id, s_kind = self._resolve(
+                        store,
+                        world,
+                        triple.subject,
+                        triple.subject_kind,
+                        triple.subject_ident,
+                        fresh,
+                    )
+                    o_id, o_kind = self._resolve(
+                        store, world, triple.object, triple.object_kind, triple.object_ident, fresh
+                    )
+                except _Unresolvable as exc:
+                    reason = str(exc)
+                else:  # a known entity keeps its first kind: check the triple against it
                     reason = self.ontology.check(s_kind, triple.predicate, o_kind)
             if reason is not None:
-                reason = reason.lstrip("!")
                 log.info("rejected triple (%s) in world %s: %s", triple.predicate, world, reason)
                 result.rejected.append(Rejection(triple=triple, reason=reason))
                 continue
@@ -378,12 +424,12 @@ class Core:
         kind: str,
         ident: str | None,
         fresh: dict[str, tuple[str, str, str, str]],
-    ) -> tuple[str, str] | str:
-        """(entity id, kind), or '!reason'. Identifiers are chat-wide; bare names per world."""
+    ) -> tuple[str, str]:
+        """(entity id, kind). Identifiers are chat-wide; bare names per world."""
         display = clean_name(name)
         key = name_key(display)
         if not key:
-            return f"!empty name {name!r}"
+            raise _Unresolvable(f"empty name {name!r}")
         if ident:
             eid = store.by_ident.get(ident) or "e_" + hashlib.sha1(ident.encode()).hexdigest()[:16]
         else:
@@ -426,13 +472,16 @@ class Core:
 
         def with_vec(e: PlannedEntity) -> PlannedEntity:
             vec = by_id.get(e.id)
-            return e if vec is None else PlannedEntity(
-                e.id, e.kind, e.name, e.key, e.world, e.ident, vec
+            return (
+                e
+                if vec is None
+                else PlannedEntity(e.id, e.kind, e.name, e.key, e.world, e.ident, vec)
             )
 
         return [
-            PlannedFact(with_vec(p.subject), p.predicate, with_vec(p.object), p.confidence,
-                        p.single_valued)
+            PlannedFact(
+                with_vec(p.subject), p.predicate, with_vec(p.object), p.confidence, p.single_valued
+            )
             for p in planned
         ]
 
@@ -457,9 +506,7 @@ class Core:
 
         return await self.pool.run(chat, run)
 
-    async def remember_fact_from(
-        self, chat: str, triple: TripleIn, *, source: str
-    ) -> IngestResult:
+    async def remember_fact_from(self, chat: str, triple: TripleIn, *, source: str) -> IngestResult:
         """A fact derived from an already stored message (e.g. a hand-off's INTERESTED_IN),
         written in that message's world with the message as its source."""
         reason = self.ontology.check(triple.subject_kind, triple.predicate, triple.object_kind)
@@ -478,11 +525,13 @@ class Core:
         """Re-run the LLM on messages whose extraction failed; returns how many succeeded."""
         if self.llm is None:
             return 0
-        rows = await self.pool.run(chat, lambda s: s.messages_with_extraction("failed", limit))
+        rows: list[MessageRow] = await self.pool.run(
+            chat, lambda s: s.messages_with_extraction("failed", limit)
+        )
         done = 0
         for row in rows:
             await self._extract_with_llm(chat, row.id, row.author, row.text, row.world)
-            still = await self.pool.run(chat, lambda s, i=row.id: s.messages([i]))
+            still = await self.pool.run(chat, partial(ChatStore.messages, ids=[row.id]))
             done += bool(still) and still[0].extraction == "llm"
         return done
 
@@ -516,8 +565,15 @@ class Core:
         # a "a person will follow up" line to the reply. Never fails the reply.
         if self.handoff is not None:
             reply = await self.handoff.after_message(
-                self, chat, reply, author=author, text=text, message_id=message_id, ts=ts,
-                lang=lang, client=client,
+                self,
+                chat,
+                reply,
+                author=author,
+                text=text,
+                message_id=message_id,
+                ts=ts,
+                lang=lang,
+                client=client,
             )
         # ---- end hand-off
         return reply
@@ -533,8 +589,11 @@ class Core:
             try:
                 with budget_scope(chat):
                     reply = await self.llm.answer(
-                        question=question, language=lang, facts=answer.facts,
-                        paths=answer.paths, evidence=got.evidence_text,
+                        question=question,
+                        language=lang,
+                        facts=answer.facts,
+                        paths=answer.paths,
+                        evidence=got.evidence_text,
                     )
                 allowed = {f.id for f in answer.facts}
                 cited = [c for c in reply.cited_fact_ids if c in allowed]
@@ -544,13 +603,22 @@ class Core:
             except LlmUnavailable as exc:
                 log.warning("chat=%s LLM answer failed, extractive answer used: %s", chat, exc)
         trace = Trace(
-            id=answer.trace_id, question=question, created_at=self.clock.now(),
-            seeds=answer.seeds, nodes=got.nodes, edges=got.edges, paths=answer.paths,
-            evidence=answer.evidence, answer=answer.answer, model=answer.model,
-            worlds=answer.worlds, cited=cited,
+            id=answer.trace_id,
+            question=question,
+            created_at=self.clock.now(),
+            seeds=answer.seeds,
+            nodes=got.nodes,
+            edges=got.edges,
+            paths=answer.paths,
+            evidence=answer.evidence,
+            answer=answer.answer,
+            model=answer.model,
+            worlds=answer.worlds,
+            cited=cited,
             evidence_hits=[
-                EvidenceHit(id=h.id, signals=list(h.signals), score=h.score, ts=h.ts,
-                            author=h.author)
+                EvidenceHit(
+                    id=h.id, signals=list(h.signals), score=h.score, ts=h.ts, author=h.author
+                )
                 for h in got.evidence_hits
             ],
         )
@@ -580,9 +648,13 @@ class Core:
 
     def _content_phrase(self, question: str) -> str:
         words = [
-            w for w in clean_name(question).split()
-            if name_key(w) and name_key(w) not in STOPWORDS and w.lower() not in STOPWORDS
-            and name_key(w) not in self._kind_by_key and name_key(w) not in self._surface_keys
+            w
+            for w in clean_name(question).split()
+            if name_key(w)
+            and name_key(w) not in STOPWORDS
+            and w.lower() not in STOPWORDS
+            and name_key(w) not in self._kind_by_key
+            and name_key(w) not in self._surface_keys
         ]
         return " ".join(words).strip("?!.,") or question.strip("?!. ")
 
@@ -611,7 +683,8 @@ class Core:
             return 0.0 if row is None else float(sims[row])
 
         vec_seeds = [
-            (eid, s) for eid, s in vectors.best(sims, cfg.top_k_seeds)
+            (eid, s)
+            for eid, s in vectors.best(sims, cfg.top_k_seeds)
             if s >= cfg.min_seed_similarity and store.entities[eid].world in worlds
         ]
         if unknown and not literal:
@@ -632,17 +705,21 @@ class Core:
             when = self._when_line(question, lang, hits, evidence_text)
             answer = base.model_copy(
                 update={
-                    "answer": when or (t("no_facts", lang, names=names) if names else
-                                       t("no_facts_at_all", lang)),
-                    "unknown": unknown or [names], "evidence": evidence_ids,
+                    "answer": when
+                    or (t("no_facts", lang, names=names) if names else t("no_facts_at_all", lang)),
+                    "unknown": unknown or [names],
+                    "evidence": evidence_ids,
                 }
             )
             return _Retrieved(answer, [], [], evidence_text, hits)
 
         seed_ids = list(dict.fromkeys([*sources, *(targets if literal else [])]))
         edges = expand_hops(
-            seed_ids, hops=cfg.hops, max_hops=self._max_hops,
-            edges_from=store.edges_from, edges_to=store.edges_to,
+            seed_ids,
+            hops=cfg.hops,
+            max_hops=self._max_hops,
+            edges_from=store.edges_from,
+            edges_to=store.edges_to,
         )
         reach = directional_reach(
             sources, edges.values(), max_hops=self._max_hops, limit=2 * cfg.hops
@@ -662,11 +739,16 @@ class Core:
         scored = sorted(
             (
                 ScoredEntity(
-                    id=n, name=store.entities[n].name, kind=store.entities[n].kind,
-                    s_vec=round(s_vec.get(n, 0.0), 4), s_graph=round(s_graph.get(n, 0.0), 4),
-                    ppr=round(ppr.get(n, 0.0), 4), score=round(score[n], 4),
+                    id=n,
+                    name=store.entities[n].name,
+                    kind=store.entities[n].kind,
+                    s_vec=round(s_vec.get(n, 0.0), 4),
+                    s_graph=round(s_graph.get(n, 0.0), 4),
+                    ppr=round(ppr.get(n, 0.0), 4),
+                    score=round(score[n], 4),
                 )
-                for n in nodes if n in store.entities
+                for n in nodes
+                if n in store.entities
             ),
             key=lambda x: -x.score,
         )
@@ -676,13 +758,16 @@ class Core:
         if yes_no is not None:
             path_edges = [yes_no[1]] if yes_no[1] else []
         facts = self._select_facts(path_edges, sub_edges, score)
-        paths = [[store.entities[p[0].src].name, *(store.entities[e.dst].name for e in p)]
-                 for p in path_edges]
+        paths = [
+            [store.entities[p[0].src].name, *(store.entities[e.dst].name for e in p)]
+            for p in path_edges
+        ]
         evidence_ids, evidence_text, hits = self._evidence(
             store, question, q_emb, literal, [s for f in facts for s in f.sources]
         )
-        seeds = [Seed(entity=store.entities[e].name, score=round(s_vec.get(e, 0.0), 4))
-                 for e in sources]
+        seeds = [
+            Seed(entity=store.entities[e].name, score=round(s_vec.get(e, 0.0), 4)) for e in sources
+        ]
         text = self._extractive(
             lang, paths, facts, targets, reach, store, yes_no[0] if yes_no else None, unknown
         )
@@ -690,8 +775,12 @@ class Core:
         text = f"{when}\n{text}" if when else text
         answer = base.model_copy(
             update={
-                "answer": text, "seeds": seeds, "facts": facts, "paths": paths,
-                "evidence": evidence_ids, "unknown": unknown,
+                "answer": text,
+                "seeds": seeds,
+                "facts": facts,
+                "paths": paths,
+                "evidence": evidence_ids,
+                "unknown": unknown,
             }
         )
         return _Retrieved(
@@ -778,7 +867,9 @@ class Core:
 
     def _chain(self, store: ChatStore, src: str, dst: str, pred: str, hops: int) -> list[Edge]:
         edges = expand_hops(
-            [src], hops=hops, max_hops={pred: hops},
+            [src],
+            hops=hops,
+            max_hops={pred: hops},
             edges_from=lambda ids: [e for e in store.edges_from(ids) if e.fact.predicate == pred],
             edges_to=lambda ids: [],
         )
@@ -808,10 +899,8 @@ class Core:
         if not yes_no:
             lines.append(t("known", lang))
             hits = [store.entities[n] for n in targets if reach.get(n) is not None]
-            for ent in hits[:5]:
-                lines.append(f"• {ent.kind}: {ent.name}")
-        for path in paths:
-            lines.append(f"{t('paths', lang)}: " + " → ".join(path))
+            lines.extend(f"• {ent.kind}: {ent.name}" for ent in hits[:5])
+        lines.extend(f"{t('paths', lang)}: " + " → ".join(path) for path in paths)
         lines.append(f"{t('facts', lang)}:")
         lines.extend(
             f"• {f.subject} {f.predicate} {f.object} [{f.id}]" for f in facts[:EXTRACTIVE_FACTS]
@@ -837,8 +926,13 @@ class Core:
         if self.config.recall_time_anchor == "latest":
             now = store.recall.latest() or now
         hits = recall_rank(
-            store.recall, store.message_vectors, store.message_vectors.scores(q_emb), question,
-            entity_messages=entity_messages, now=now, cfg=cfg,
+            store.recall,
+            store.message_vectors,
+            store.message_vectors.scores(q_emb),
+            question,
+            entity_messages=entity_messages,
+            now=now,
+            cfg=cfg,
         )
         return [h.id for h in hits], [(h.id, f"{h.author}: {h.text}") for h in hits[:10]], hits
 
@@ -918,16 +1012,20 @@ class Core:
 
     async def worlds(self, chat: str) -> list[WorldInfo]:
         def run(store: ChatStore) -> list[WorldInfo]:
-            out = []
-            for w in store.worlds.values():  # counts kept in memory by the store
-                out.append(
-                    WorldInfo(
-                        id=w.id, topic=w.topic, maturity=round(world_maturity(w), 3),
-                        facts=w.facts, messages=w.messages, access_count=w.access_count,
-                        created_at=w.created_at, last_active=w.last_active,
-                        merged_into=w.merged_into or None,
-                    )
+            out = [
+                WorldInfo(
+                    id=w.id,
+                    topic=w.topic,
+                    maturity=round(world_maturity(w), 3),
+                    facts=w.facts,
+                    messages=w.messages,
+                    access_count=w.access_count,
+                    created_at=w.created_at,
+                    last_active=w.last_active,
+                    merged_into=w.merged_into or None,
                 )
+                for w in store.worlds.values()  # counts kept in memory by the store
+            ]
             return sorted(out, key=lambda w: w.last_active, reverse=True)
 
         return await self.pool.run(chat, run)
@@ -957,7 +1055,8 @@ class Core:
 
         def run(store: ChatStore) -> int:
             doomed = [
-                fid for fid, conf, confirmed in store.active_facts_for_decay()
+                fid
+                for fid, conf, confirmed in store.active_facts_for_decay()
                 if decayed_confidence(conf, now - confirmed, half_life) < floor
             ]
             if doomed:
@@ -982,7 +1081,8 @@ class Core:
 
         def run(store: ChatStore) -> list[str]:
             dead = [
-                w.id for w in list(store.worlds.values())
+                w.id
+                for w in list(store.worlds.values())
                 if not w.merged_into and w.facts == 0 and now - w.last_active >= idle
             ]
             for wid in dead:
@@ -1008,7 +1108,7 @@ class Core:
 def decayed_confidence(confidence: float, age: timedelta, half_life: timedelta) -> float:
     if half_life.total_seconds() <= 0:
         return confidence
-    return confidence * 0.5 ** (max(age.total_seconds(), 0.0) / half_life.total_seconds())
+    return float(confidence * 0.5 ** (max(age.total_seconds(), 0.0) / half_life.total_seconds()))
 
 
 def maturity(facts: int, mean_confidence: float) -> float:

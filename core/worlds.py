@@ -62,12 +62,28 @@ MINILM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # best set stays far from the target, so deployments with it keep WORLDS_MODE=single.
 MODEL_WORLD_PARAMS: dict[str, WorldParams] = {
     USE_MODEL: WorldParams(
-        base=0.40, step=0.10, merge_similarity=0.70, pair_prior=0.30, merge_inline=True,
-        continuity=0.20, window_s=300.0, entity_pull=0.0, margin=0.05, question_worlds=3,
+        base=0.40,
+        step=0.10,
+        merge_similarity=0.70,
+        pair_prior=0.30,
+        merge_inline=True,
+        continuity=0.20,
+        window_s=300.0,
+        entity_pull=0.0,
+        margin=0.05,
+        question_worlds=3,
     ),
     MINILM_MODEL: WorldParams(
-        base=0.40, step=0.10, merge_similarity=0.60, pair_prior=0.30, merge_inline=True,
-        continuity=0.20, window_s=300.0, entity_pull=0.0, margin=0.05, question_worlds=3,
+        base=0.40,
+        step=0.10,
+        merge_similarity=0.60,
+        pair_prior=0.30,
+        merge_inline=True,
+        continuity=0.20,
+        window_s=300.0,
+        entity_pull=0.0,
+        margin=0.05,
+        question_worlds=3,
     ),
 }
 
@@ -116,9 +132,9 @@ def _cosines(store: ChatStore, emb: Vector) -> npt.NDArray[np.float64]:
     a loaded 2-core machine at 1,000 worlds)."""
     if not len(store.world_vectors):
         return np.zeros(0)
-    sims: npt.NDArray[np.float64] = np.einsum(
-        "ij,j->i", store.world_vectors.matrix, emb
-    ).astype(np.float64)
+    sims: npt.NDArray[np.float64] = np.einsum("ij,j->i", store.world_vectors.matrix, emb).astype(
+        np.float64
+    )
     return sims
 
 
@@ -149,7 +165,13 @@ def _scores(
 
 
 def route(
-    store: ChatStore, emb: Vector, p: WorldParams, *, mode: str, text: str, now: datetime,
+    store: ChatStore,
+    emb: Vector,
+    p: WorldParams,
+    *,
+    mode: str,
+    text: str,
+    now: datetime,
     ts: datetime | None = None,
 ) -> Routing:
     """The world a message belongs to; a new one is born (not yet stored) when none passes."""
@@ -164,7 +186,9 @@ def route(
         ts = ts or now
         last = store.last_message_ts
         if (
-            p.continuity and store.last_world in ids and last is not None
+            p.continuity
+            and store.last_world in ids
+            and last is not None
             and abs((ts - last).total_seconds()) <= p.window_s
         ):
             score[ids.index(store.last_world)] += p.continuity
@@ -180,8 +204,13 @@ def _newborn(store: ChatStore, emb: Vector, text: str, now: datetime) -> WorldRo
     while wid in store.worlds:
         wid = uuid.uuid4().hex[:8]
     return WorldRow(
-        id=wid, topic=keyword_topic(text), centroid=emb.astype(np.float32).copy(),
-        access_count=0, created_at=now, last_active=now, merged_into="",
+        id=wid,
+        topic=keyword_topic(text),
+        centroid=emb.astype(np.float32).copy(),
+        access_count=0,
+        created_at=now,
+        last_active=now,
+        merged_into="",
     )
 
 
@@ -224,9 +253,12 @@ def merge_score(store: ChatStore, a: WorldRow, b: WorldRow, p: WorldParams) -> f
 
 def merge_pair(store: ChatStore, a: WorldRow, b: WorldRow, now: datetime) -> str:
     """Merge the less used world into the more used one; returns the surviving id."""
-    dst, src = (a, b) if (a.access_count, -a.created_at.timestamp()) >= (
-        b.access_count, -b.created_at.timestamp()
-    ) else (b, a)
+    dst, src = (
+        (a, b)
+        if (a.access_count, -a.created_at.timestamp())
+        >= (b.access_count, -b.created_at.timestamp())
+        else (b, a)
+    )
     total = max(dst.access_count + src.access_count, 1)
     mean = (dst.access_count * dst.centroid + src.access_count * src.centroid) / total
     centroid = np.asarray(mean if np.any(mean) else dst.centroid, dtype=np.float32)

@@ -184,7 +184,7 @@ def _parse_item(section: str, body: str) -> EntityKind | Predicate | IdentifierR
             name=name,
             domain=_kinds(domain),
             range=_kinds(range_),
-            cardinality=fields.pop("cardinality", "many"),  # type: ignore[arg-type]
+            cardinality=fields.pop("cardinality", "many"),
             max_hops=int(fields.pop("max_hops", "3")),
             surface=surface,
         )

@@ -31,9 +31,7 @@ def real_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=1)
 
 
-def build_core(
-    data_dir: Path, embedder: Embedder, ontology: Ontology, **config: object
-) -> Core:
+def build_core(data_dir: Path, embedder: Embedder, ontology: Ontology, **config: object) -> Core:
     pool = StorePool(data_dir, dim=embedder.dim, model_name=embedder.model_name, max_open=8)
     return Core(pool=pool, embedder=embedder, ontology=ontology, config=CoreConfig(**config))  # type: ignore[arg-type]
 
@@ -46,7 +44,9 @@ async def core(tmp_path: Path, ontology: Ontology) -> AsyncIterator[Core]:
 
 
 @pytest.fixture
-async def real_core(tmp_path: Path, ontology: Ontology, real_embedder: Embedder) -> AsyncIterator[Core]:
+async def real_core(
+    tmp_path: Path, ontology: Ontology, real_embedder: Embedder
+) -> AsyncIterator[Core]:
     c = build_core(tmp_path / "data", real_embedder, ontology)
     yield c
     await c.close()

@@ -58,11 +58,13 @@ def card_blocks(h: HandOff) -> tuple[str, list[Block]]:
     text = escape(render_card(h))
     blocks = sections(text)
     if h.status == "open":
-        blocks.append({
-            "type": "actions",
-            "block_id": f"handoff:{h.id}",
-            "elements": [button(TEXTS["take"], ACTION_TAKE, h.id, "primary")],
-        })
+        blocks.append(
+            {
+                "type": "actions",
+                "block_id": f"handoff:{h.id}",
+                "elements": [button(TEXTS["take"], ACTION_TAKE, h.id, "primary")],
+            }
+        )
     elif h.status == "taken":
         blocks.append(context(f"Taken by {_owner(h)}"))
     return text, blocks
@@ -94,7 +96,11 @@ class ChannelManagers:
     """Managers are the members of the leads channel (cached; a failed lookup denies)."""
 
     def __init__(
-        self, client: AsyncWebClient, channel: str, *, ttl: float = MEMBERS_TTL_S,
+        self,
+        client: AsyncWebClient,
+        channel: str,
+        *,
+        ttl: float = MEMBERS_TTL_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
@@ -122,8 +128,9 @@ class ChannelManagers:
                     if not cursor:
                         break
             except Exception as exc:
-                log.warning("slack: cannot list the leads channel's members: %s",
-                            type(exc).__name__)
+                log.warning(
+                    "slack: cannot list the leads channel's members: %s", type(exc).__name__
+                )
                 return False
             self._members, self._at = frozenset(members), self.clock()
         return user in self._members
@@ -158,9 +165,7 @@ def register_handoff(
         else:
             await private(respond, TEXTS[outcome.result])
 
-    async def on_leads(
-        *, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond
-    ) -> None:
+    async def on_leads(*, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
         await ack()
         if not await managers.is_manager(command["user_id"]):
             await private(respond, TEXTS["managers_only"])

@@ -57,7 +57,8 @@ def register_messages(app: AsyncApp, core: Core, *, command: str, progress_after
         # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
         extra = (
             {"client": client_of(author, context.team_id, channel)}
-            if getattr(core, "handoff", None) else {}
+            if getattr(core, "handoff", None)
+            else {}
         )
         reply = await with_progress(
             core.handle_message(

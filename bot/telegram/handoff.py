@@ -90,10 +90,9 @@ def take_keyboard(h: HandOff) -> InlineKeyboardMarkup | None:
     if h.status != "open":
         return None  # editing without a keyboard removes the button
     return InlineKeyboardMarkup(
-        inline_keyboard=[[
-            InlineKeyboardButton(text=tt("take", "en"),
-                                 callback_data=TakeCb(id=h.id).pack())
-        ]]
+        inline_keyboard=[
+            [InlineKeyboardButton(text=tt("take", "en"), callback_data=TakeCb(id=h.id).pack())]
+        ]
     )
 
 
@@ -118,7 +117,9 @@ class TelegramNotifier:
     async def update(self, target: str, ref: str, handoff: HandOff) -> None:
         try:
             await self.bot.edit_message_text(
-                chat_id=int(target), message_id=int(ref), text=card_text(handoff),
+                chat_id=int(target),
+                message_id=int(ref),
+                text=card_text(handoff),
                 reply_markup=take_keyboard(handoff),
             )
         except TelegramBadRequest as exc:

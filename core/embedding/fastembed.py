@@ -45,15 +45,14 @@ def bundled_minilm_dir(cache_dir: Path) -> Path:
 
 
 class FastEmbedEmbedder:
-    def __init__(
-        self, model: str, *, local_dir: Path | None = None, threads: int = 1
-    ) -> None:
+    def __init__(self, model: str, *, local_dir: Path | None = None, threads: int = 1) -> None:
         from fastembed import TextEmbedding
 
-        kwargs: dict[str, object] = {"threads": threads}
-        if local_dir is not None:
-            kwargs["specific_model_path"] = str(local_dir)
-        self._model = TextEmbedding(model, **kwargs)
+        self._model = TextEmbedding(
+            model,
+            specific_model_path=str(local_dir) if local_dir is not None else None,
+            threads=threads,
+        )
         self._name = model
         # onnxruntime sessions are thread-safe for run(), but fastembed's tokenizer keeps state
         self._lock = threading.Lock()
@@ -73,4 +72,5 @@ class FastEmbedEmbedder:
         with self._lock:
             vecs = np.asarray(list(self._model.embed(list(texts))), dtype=np.float32)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        return vecs / np.maximum(norms, 1e-12)
+        out: npt.NDArray[np.float32] = (vecs / np.maximum(norms, 1e-12)).astype(np.float32)
+        return out

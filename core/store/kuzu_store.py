@@ -12,6 +12,7 @@ All queries are parameterised.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import uuid
@@ -221,10 +222,9 @@ class ChatStore:
             rows.append(result.get_next())  # type: ignore[arg-type]
         return rows
 
-    def _exec(self, query: str, params: dict[str, Any] | None = None, *, rows: int = 1) -> None:
-        """Run a write; `rows` is how many rows it writes (UNWIND batches count each row)."""
+    def _exec(self, query: str, params: dict[str, Any] | None = None) -> None:
         self._conn.execute(query, params or {})
-        self._writes += rows
+        self._writes += 1
         if not self._in_tx and self._writes >= CHECKPOINT_EVERY:
             self._checkpoint()
 
@@ -255,18 +255,20 @@ class ChatStore:
         try:
             yield
         except BaseException:
-            try:
+            with contextlib.suppress(RuntimeError):  # Kùzu may have rolled back already
                 self._exec("ROLLBACK")
-            except RuntimeError:
-                pass  # Kùzu already rolled back the failed statement's transaction
             raise
         self._exec("COMMIT")
 
     def _check_model(self, model_name: str) -> None:
         rows = self._rows("MATCH (m:Meta) RETURN m.key, m.value")
-        meta = {k: v for k, v in rows}
+        meta = dict(rows)
         if not meta:
-            for key, value in (("schema", SCHEMA_VERSION), ("model", model_name), ("dim", str(self.dim))):
+            for key, value in (
+                ("schema", SCHEMA_VERSION),
+                ("model", model_name),
+                ("dim", str(self.dim)),
+            ):
                 self._exec("CREATE (:Meta {key: $k, value: $v})", {"k": key, "v": value})
             return
         if meta.get("model") != model_name or meta.get("dim") != str(self.dim):
@@ -278,7 +280,9 @@ class ChatStore:
         self._exec("MATCH (m:Meta {key: 'dim'}) SET m.value = $v", {"v": str(self.dim)})
         self.model_mismatch = None
 
-    def reembed(self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256) -> None:
+    def reembed(
+        self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256
+    ) -> None:
         """Vectors of two models never mix: re-embed every entity and message, then record
         the new model. Runs once, when a chat written with another model is opened."""
         entities = [(e.id, e.name) for e in self.entities.values()]
@@ -294,8 +298,10 @@ class ChatStore:
                     chunk = items[i : i + batch]
                     vecs = embed([text for _, text in chunk])
                     for (item_id, _), vec in zip(chunk, vecs, strict=True):
-                        self._exec(f"MATCH (x:{table} {{id: $id}}) SET x.emb = $e",
-                                   {"id": item_id, "e": vec.tolist()})
+                        self._exec(
+                            f"MATCH (x:{table} {{id: $id}}) SET x.emb = $e",
+                            {"id": item_id, "e": vec.tolist()},
+                        )
                         matrix.add(item_id, vec)
             # centroids are recomputed from their messages (text only, as routing embeds them)
             sums: dict[str, npt.NDArray[np.float32]] = {}
@@ -310,21 +316,31 @@ class ChatStore:
                 w.centroid = (total / max(norm, 1e-12)).astype(np.float32)
                 self.upsert_world(w)
             self.set_model(self._model_name)
-        log.info("re-embedded %d entities and %d messages with %s",
-                 len(entities), len(rows), self._model_name)
+        log.info(
+            "re-embedded %d entities and %d messages with %s",
+            len(entities),
+            len(rows),
+            self._model_name,
+        )
 
     def _vectors(self, query: str) -> Iterator[tuple[list[Any], npt.NDArray[np.float32] | None]]:
         """Rows whose last column is an embedding; mismatched dimensions yield None."""
         for row in self._rows(query):
             emb = row[-1]
-            vec = np.asarray(emb, dtype=np.float32) if emb is not None and len(emb) == self.dim else None
+            vec = (
+                np.asarray(emb, dtype=np.float32)
+                if emb is not None and len(emb) == self.dim
+                else None
+            )
             yield row[:-1], vec
 
     def _load(self) -> None:
         for row, vec in self._vectors(
             "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
         ):
-            ent = EntityRow(row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or []))
+            ent = EntityRow(
+                row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or [])
+            )
             self._index_entity(ent, vec)
         for row, vec in self._vectors(
             "MATCH (m:Message) RETURN m.id, m.seq, m.author, m.text, m.ts, m.emb ORDER BY m.seq"
@@ -339,8 +355,12 @@ class ChatStore:
             "w.merged_into, w.centroid"
         ):
             self.worlds[row[0]] = WorldRow(
-                row[0], row[1], vec if vec is not None else np.zeros(self.dim, np.float32),
-                int(row[2]), _utc(row[3]) or datetime.now(UTC), _utc(row[4]) or datetime.now(UTC),
+                row[0],
+                row[1],
+                vec if vec is not None else np.zeros(self.dim, np.float32),
+                int(row[2]),
+                _utc(row[3]) or datetime.now(UTC),
+                _utc(row[4]) or datetime.now(UTC),
                 row[5] or "",
             )
         for w in self.worlds.values():
@@ -366,16 +386,29 @@ class ChatStore:
 
     # ------------------------------------------------------------------ messages
     def add_message(
-        self, *, message_id: str, author: str, text: str, ts: datetime, world: str,
-        extraction: str, embedding: npt.NDArray[np.float32],
+        self,
+        *,
+        message_id: str,
+        author: str,
+        text: str,
+        ts: datetime,
+        world: str,
+        extraction: str,
+        embedding: npt.NDArray[np.float32],
     ) -> MessageRow:
         self.message_seq += 1
         self._exec(
             "CREATE (:Message {id: $id, seq: $seq, author: $author, text: $text, ts: $ts, "
             "world: $world, extraction: $x, emb: $emb})",
             {
-                "id": message_id, "seq": self.message_seq, "author": author, "text": text,
-                "ts": _naive(ts), "world": world, "x": extraction, "emb": embedding.tolist(),
+                "id": message_id,
+                "seq": self.message_seq,
+                "author": author,
+                "text": text,
+                "ts": _naive(ts),
+                "world": world,
+                "x": extraction,
+                "emb": embedding.tolist(),
             },
         )
         self.message_ids.add(message_id)
@@ -387,7 +420,9 @@ class ChatStore:
         return MessageRow(message_id, self.message_seq, author, text, ts, world, extraction)
 
     def set_extraction(self, message_id: str, status: str) -> None:
-        self._exec("MATCH (m:Message {id: $id}) SET m.extraction = $x", {"id": message_id, "x": status})
+        self._exec(
+            "MATCH (m:Message {id: $id}) SET m.extraction = $x", {"id": message_id, "x": status}
+        )
 
     def messages(self, ids: Sequence[str]) -> list[MessageRow]:
         if not ids:
@@ -397,7 +432,10 @@ class ChatStore:
             "m.world, m.extraction",
             {"ids": list(ids)},
         )
-        found = {r[0]: MessageRow(r[0], r[1], r[2], r[3], _utc(r[4]) or datetime.now(UTC), r[5], r[6]) for r in rows}
+        found = {
+            r[0]: MessageRow(r[0], r[1], r[2], r[3], _utc(r[4]) or datetime.now(UTC), r[5], r[6])
+            for r in rows
+        }
         return [found[i] for i in ids if i in found]
 
     def messages_with_extraction(self, status: str, limit: int = 100) -> list[MessageRow]:
@@ -453,9 +491,13 @@ class ChatStore:
             "w.access_count = $n, w.created_at = $created, w.last_active = $active, "
             "w.merged_into = $merged",
             {
-                "id": world.id, "topic": world.topic, "c": world.centroid.tolist(),
-                "n": world.access_count, "created": _naive(world.created_at),
-                "active": _naive(world.last_active), "merged": world.merged_into,
+                "id": world.id,
+                "topic": world.topic,
+                "c": world.centroid.tolist(),
+                "n": world.access_count,
+                "created": _naive(world.created_at),
+                "active": _naive(world.last_active),
+                "merged": world.merged_into,
             },
         )
         self.worlds[world.id] = world
@@ -491,7 +533,9 @@ class ChatStore:
     def resolve_world(self, world_id: str) -> str:
         """Follow merged_into pointers to the live world (old traces keep resolving)."""
         seen: set[str] = set()
-        while world_id in self.worlds and self.worlds[world_id].merged_into and world_id not in seen:
+        while (
+            world_id in self.worlds and self.worlds[world_id].merged_into and world_id not in seen
+        ):
             seen.add(world_id)
             world_id = self.worlds[world_id].merged_into
         return world_id
@@ -507,17 +551,23 @@ class ChatStore:
         unify = {
             ent.id: self.by_key[(dst, ent.key)]
             for ent in self.entities.values()
-            if ent.world == src and not ent.ident and (dst, ent.key) in self.by_key
+            if ent.world == src
+            and not ent.ident
+            and (dst, ent.key) in self.by_key
             and self.by_key[(dst, ent.key)] != ent.id
         }
         moved = [e for e in self.entities.values() if e.world == src and e.id not in unify]
-        props = ("id, predicate, confidence, status, valid_from, valid_to, confirmed_at, "
-                 "sources, world")
+        props = (
+            "id, predicate, confidence, status, valid_from, valid_to, confirmed_at, sources, world"
+        )
         copy = ", ".join(f"{p.strip()}: f.{p.strip()}" for p in props.split(","))
         with self.transaction():
-            self._exec("MATCH (m:Message) WHERE m.world = $s SET m.world = $d", {"s": src, "d": dst})
-            self._exec("MATCH ()-[f:FACT]->() WHERE f.world = $s SET f.world = $d",
-                       {"s": src, "d": dst})
+            self._exec(
+                "MATCH (m:Message) WHERE m.world = $s SET m.world = $d", {"s": src, "d": dst}
+            )
+            self._exec(
+                "MATCH ()-[f:FACT]->() WHERE f.world = $s SET f.world = $d", {"s": src, "d": dst}
+            )
             for old, new in unify.items():
                 for pattern, create in (
                     ("(x:Entity {id: $old})-[f:FACT]->(y:Entity)", "(n)-[:FACT {%s}]->(y)"),
@@ -525,25 +575,31 @@ class ChatStore:
                 ):
                     self._exec(
                         f"MATCH {pattern}, (n:Entity {{id: $new}}) WHERE y.id <> $old "
-                        f"CREATE {create % copy}", {"old": old, "new": new},
+                        f"CREATE {create % copy}",
+                        {"old": old, "new": new},
                     )
                 self._exec(  # a fact from the entity to itself
                     "MATCH (x:Entity {id: $old})-[f:FACT]->(x), (n:Entity {id: $new}) "
-                    f"CREATE (n)-[:FACT {{{copy}}}]->(n)", {"old": old, "new": new},
+                    f"CREATE (n)-[:FACT {{{copy}}}]->(n)",
+                    {"old": old, "new": new},
                 )
                 self._exec(
                     "MATCH (m:Message)-[:MENTIONS]->(x:Entity {id: $old}), (n:Entity {id: $new}) "
-                    "MERGE (m)-[:MENTIONS]->(n)", {"old": old, "new": new},
+                    "MERGE (m)-[:MENTIONS]->(n)",
+                    {"old": old, "new": new},
                 )
                 keep = self.entities[new]
                 aliases = sorted({*keep.aliases, self.entities[old].key} - {keep.key})
-                self._exec("MATCH (n:Entity {id: $new}) SET n.aliases = $a",
-                           {"new": new, "a": aliases})
+                self._exec(
+                    "MATCH (n:Entity {id: $new}) SET n.aliases = $a", {"new": new, "a": aliases}
+                )
                 keep.aliases = aliases
                 self._exec("MATCH (x:Entity {id: $old}) DETACH DELETE x", {"old": old})
             if moved:
-                self._exec("MATCH (e:Entity) WHERE e.id IN $ids SET e.world = $d",
-                           {"ids": [e.id for e in moved], "d": dst})
+                self._exec(
+                    "MATCH (e:Entity) WHERE e.id IN $ids SET e.world = $d",
+                    {"ids": [e.id for e in moved], "d": dst},
+                )
             b.centroid = centroid.astype(np.float32)
             b.access_count += a.access_count
             b.last_active = max(a.last_active, b.last_active)
@@ -631,9 +687,15 @@ class ChatStore:
             "CREATE (:Entity {id: $id, kind: $kind, name: $name, key: $key, aliases: $aliases, "
             "world: $world, ident: $ident, emb: $emb, created_at: $now})",
             {
-                "id": ent.id, "kind": ent.kind, "name": ent.name, "key": ent.key, "aliases": [],
-                "world": ent.world, "ident": ent.ident,
-                "emb": [] if ent.embedding is None else ent.embedding.tolist(), "now": _naive(now),
+                "id": ent.id,
+                "kind": ent.kind,
+                "name": ent.name,
+                "key": ent.key,
+                "aliases": [],
+                "world": ent.world,
+                "ident": ent.ident,
+                "emb": [] if ent.embedding is None else ent.embedding.tolist(),
+                "now": _naive(now),
             },
         )
 
@@ -674,15 +736,27 @@ class ChatStore:
             "predicate: $p, confidence: $c, status: 'active', valid_from: $now, "
             "confirmed_at: $now, sources: $src, world: $w}]->(b)",
             {
-                "s": fact.subject.id, "o": fact.object.id, "id": fact_id, "p": fact.predicate,
-                "c": fact.confidence, "now": _naive(now), "src": sources, "w": world,
+                "s": fact.subject.id,
+                "o": fact.object.id,
+                "id": fact_id,
+                "p": fact.predicate,
+                "c": fact.confidence,
+                "now": _naive(now),
+                "src": sources,
+                "w": world,
             },
         )
         self._fact_stat(world, 1, fact.confidence)
         return self._fact_view(fact, fact_id, fact.confidence, sources, now, world), closed
 
     def _fact_view(
-        self, fact: PlannedFact, fact_id: str, conf: float, sources: list[str], now: datetime, world: str
+        self,
+        fact: PlannedFact,
+        fact_id: str,
+        conf: float,
+        sources: list[str],
+        now: datetime,
+        world: str,
     ) -> FactView:
         subj = self.entities.get(fact.subject.id)
         obj = self.entities.get(fact.object.id)
@@ -703,10 +777,18 @@ class ChatStore:
     @staticmethod
     def _row_to_edge(r: list[Any]) -> Edge:
         view = FactView(
-            id=r[7], subject=r[1], subject_kind=r[2], predicate=r[3], object=r[5],
-            object_kind=r[6], confidence=float(r[8]), status=r[9],
-            valid_from=_utc(r[10]) or datetime.now(UTC), valid_to=_utc(r[11]),
-            sources=list(r[12] or []), world=r[13] or "",
+            id=r[7],
+            subject=r[1],
+            subject_kind=r[2],
+            predicate=r[3],
+            object=r[5],
+            object_kind=r[6],
+            confidence=float(r[8]),
+            status=r[9],
+            valid_from=_utc(r[10]) or datetime.now(UTC),
+            valid_to=_utc(r[11]),
+            sources=list(r[12] or []),
+            world=r[13] or "",
         )
         return Edge(src=r[0], dst=r[4], fact=view)
 
@@ -728,7 +810,9 @@ class ChatStore:
         )
         return [self._row_to_edge(r) for r in rows]
 
-    def facts(self, entity_ids: Sequence[str] | None, *, history: bool, limit: int) -> list[FactView]:
+    def facts(
+        self, entity_ids: Sequence[str] | None, *, history: bool, limit: int
+    ) -> list[FactView]:
         where = [] if history else ["f.status = 'active'"]
         params: dict[str, Any] = {"n": limit}
         if entity_ids is not None:
@@ -755,7 +839,10 @@ class ChatStore:
 
     def set_fact_confidence(self, updates: Sequence[tuple[str, float]]) -> None:
         for fact_id, conf in updates:
-            self._exec("MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c", {"id": fact_id, "c": conf})
+            self._exec(
+                "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c",
+                {"id": fact_id, "c": conf},
+            )
 
     def active_facts_for_decay(self) -> list[tuple[str, float, datetime]]:
         rows = self._rows(
@@ -786,7 +873,6 @@ class ChatStore:
                     "UNWIND $rows AS r CREATE (:Entity {id: r.id, kind: r.kind, name: r.name, "
                     "key: r.key, aliases: [], world: $w, ident: '', emb: r.emb, created_at: $now})",
                     {"rows": rows, "w": world, "now": ts},
-                    rows=len(rows),
                 )
             for e in entities[i : i + batch]:
                 self._index_entity(EntityRow(e[0], e[1], e[2], e[3], world, ""), e[4])
@@ -802,7 +888,6 @@ class ChatStore:
                     "status: 'active', valid_from: $now, confirmed_at: $now, sources: [], "
                     "world: $w}]->(b)",
                     {"rows": rows, "w": world, "now": ts},
-                    rows=len(rows),
                 )
         self.refresh_world_stats()
 
@@ -845,7 +930,9 @@ class ChatStore:
         )
         return [
             PendingFact(
-                id=r[0], triple=TripleIn.model_validate_json(r[1]), sources=list(r[2] or []),
+                id=r[0],
+                triple=TripleIn.model_validate_json(r[1]),
+                sources=list(r[2] or []),
                 created_at=_utc(r[3]) or datetime.now(UTC),
             )
             for r in rows
@@ -870,20 +957,38 @@ class ChatStore:
     def export(self) -> dict[str, Any]:
         return {
             "entities": [
-                {"id": e.id, "kind": e.kind, "name": e.name, "world": e.world, "aliases": e.aliases,
-                 "identifier": e.ident or None}
+                {
+                    "id": e.id,
+                    "kind": e.kind,
+                    "name": e.name,
+                    "world": e.world,
+                    "aliases": e.aliases,
+                    "identifier": e.ident or None,
+                }
                 for e in self.entities.values()
             ],
-            "facts": [f.model_dump(mode="json") for f in self.facts(None, history=True, limit=10**9)],
+            "facts": [
+                f.model_dump(mode="json") for f in self.facts(None, history=True, limit=10**9)
+            ],
             "messages": [
-                {"id": m.id, "author": m.author, "text": m.text, "ts": m.ts.isoformat(), "world": m.world}
+                {
+                    "id": m.id,
+                    "author": m.author,
+                    "text": m.text,
+                    "ts": m.ts.isoformat(),
+                    "world": m.world,
+                }
                 for m in self.messages(
                     [r[0] for r in self._rows("MATCH (m:Message) RETURN m.id ORDER BY m.seq")]
                 )
             ],
             "worlds": [
-                {"id": w.id, "topic": w.topic, "access_count": w.access_count,
-                 "merged_into": w.merged_into or None}
+                {
+                    "id": w.id,
+                    "topic": w.topic,
+                    "access_count": w.access_count,
+                    "merged_into": w.merged_into or None,
+                }
                 for w in self.worlds.values()
             ],
             "pending": [json.loads(p.model_dump_json()) for p in self.pending()],

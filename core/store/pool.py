@@ -32,7 +32,13 @@ def chat_dirname(chat: str) -> str:
 
 class StorePool:
     def __init__(
-        self, root: Path, *, dim: int, model_name: str, max_open: int = 32, buffer_pool_mb: int = 256
+        self,
+        root: Path,
+        *,
+        dim: int,
+        model_name: str,
+        max_open: int = 32,
+        buffer_pool_mb: int = 256,
     ) -> None:
         self.root = root / "chats"
         self.root.mkdir(parents=True, exist_ok=True)

@@ -53,8 +53,10 @@ class VectorMatrix:
 
     def remove(self, item_ids: set[str]) -> None:
         keep = [i for i, x in enumerate(self.ids) if x not in item_ids]
-        self._data = np.ascontiguousarray(self._data[keep]) if keep else np.zeros(
-            (16, self.dim), dtype=np.float32
+        self._data = (
+            np.ascontiguousarray(self._data[keep])
+            if keep
+            else np.zeros((16, self.dim), dtype=np.float32)
         )
         self.ids = [self.ids[i] for i in keep]
         self._row = {x: i for i, x in enumerate(self.ids)}

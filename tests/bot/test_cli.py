@@ -20,8 +20,13 @@ def run(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "EMBEDDING_LOCAL_DIR": "bundled-minilm", "GRAPHMEM_LOG_LEVEL": "WARNING"}
     env.pop("ANTHROPIC_API_KEY", None)
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=300, check=False,
+        [sys.executable, "-m", "bot", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
@@ -29,16 +34,35 @@ def run(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
 def ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("cli")
     lines = [
-        {"id": "m1", "author": "ann", "text": "checkout depends on payments", "ts": "2026-05-02T10:00:00Z"},
+        {
+            "id": "m1",
+            "author": "ann",
+            "text": "checkout depends on payments",
+            "ts": "2026-05-02T10:00:00Z",
+        },
         {"id": "m2", "author": "bob", "text": "payments depends on antifraud"},
         "this line is not json",
-        {"subject": "antifraud", "subject_kind": "service", "predicate": "REQUIRES",
-         "object": "encryption at rest", "object_kind": "policy", "confidence": 1.0},
-        {"subject": "a", "subject_kind": "service", "predicate": "TELEPORTS", "object": "b",
-         "object_kind": "service"},
+        {
+            "subject": "antifraud",
+            "subject_kind": "service",
+            "predicate": "REQUIRES",
+            "object": "encryption at rest",
+            "object_kind": "policy",
+            "confidence": 1.0,
+        },
+        {
+            "subject": "a",
+            "subject_kind": "service",
+            "predicate": "TELEPORTS",
+            "object": "b",
+            "object_kind": "service",
+        },
         {"author": "x"},
         {"id": "m1", "author": "ann", "text": "checkout depends on payments"},
-    ] + [{"id": f"n{i}", "author": "cat", "text": f"small talk number {i} about lunch"} for i in range(12)]
+    ] + [
+        {"id": f"n{i}", "author": "cat", "text": f"small talk number {i} about lunch"}
+        for i in range(12)
+    ]
     src = data / "in.jsonl"
     src.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
     proc = run("ingest", "--data-dir", str(data), "--chat", "team", str(src), data=data)
@@ -46,13 +70,25 @@ def ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
     summary = proc.stdout.strip().splitlines()[-1]
     assert summary.startswith("ingested 15 messages: 3 facts stored")
     assert "1 duplicates" in summary and "3 invalid lines skipped" in summary
-    assert "in.jsonl:3:" in proc.stderr and "in.jsonl:5:" in proc.stderr and "in.jsonl:6:" in proc.stderr
+    assert (
+        "in.jsonl:3:" in proc.stderr
+        and "in.jsonl:5:" in proc.stderr
+        and "in.jsonl:6:" in proc.stderr
+    )
     return data
 
 
 def test_ask_json_contract(ingested: Path) -> None:
-    proc = run("ask", "--data-dir", str(ingested), "--chat", "team", "--json",
-               "Which policy applies to checkout?", data=ingested)
+    proc = run(
+        "ask",
+        "--data-dir",
+        str(ingested),
+        "--chat",
+        "team",
+        "--json",
+        "Which policy applies to checkout?",
+        data=ingested,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert set(out) == {"answer", "worlds", "seeds", "facts", "paths", "evidence", "trace_id"}
@@ -66,24 +102,45 @@ def test_ask_json_contract(ingested: Path) -> None:
 
 def test_ask_many_questions_and_isolation(ingested: Path, tmp_path: Path) -> None:
     qs = tmp_path / "q.txt"
-    qs.write_text("What does checkout depend on?\nDoes antifraud depend on payments?\n\nWhat is billing?\n")
-    proc = run("ask", "--data-dir", str(ingested), "--chat", "team", "--json", "--questions",
-               str(qs), data=ingested)
+    qs.write_text(
+        "What does checkout depend on?\nDoes antifraud depend on payments?\n\nWhat is billing?\n"
+    )
+    proc = run(
+        "ask",
+        "--data-dir",
+        str(ingested),
+        "--chat",
+        "team",
+        "--json",
+        "--questions",
+        str(qs),
+        data=ingested,
+    )
     assert proc.returncode == 0, proc.stderr
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(answers) == 3
     assert answers[0]["paths"][0][:2] == ["checkout", "payments"]
     assert answers[1]["answer"].startswith("No")
     assert answers[2]["paths"] == [] and "billing" in answers[2]["answer"]
-    other = run("ask", "--data-dir", str(ingested), "--chat", "other", "--json",
-                "What does checkout depend on?", data=ingested)
+    other = run(
+        "ask",
+        "--data-dir",
+        str(ingested),
+        "--chat",
+        "other",
+        "--json",
+        "What does checkout depend on?",
+        data=ingested,
+    )
     assert json.loads(other.stdout)["facts"] == []
 
 
 async def test_console_commands(core: Core) -> None:
     chat = "console:test"
     assert "Remembered" in await console_command(core, chat, "checkout depends on payments")
-    assert "checkout → payments" in await console_command(core, chat, "what does checkout depend on?")
+    assert "checkout → payments" in await console_command(
+        core, chat, "what does checkout depend on?"
+    )
     why = await console_command(core, chat, "/why")
     assert "Seeds: checkout" in why and "Cited facts: f_" in why
     assert "DEPENDS_ON" in await console_command(core, chat, "/facts checkout")

@@ -9,8 +9,11 @@ from core.service import Core
 
 CHAINS = {
     "en": (
-        ["checkout depends on payments", "payments depends on antifraud",
-         "antifraud requires encryption at rest"],
+        [
+            "checkout depends on payments",
+            "payments depends on antifraud",
+            "antifraud requires encryption at rest",
+        ],
         "Which policy applies to checkout?",
         ["checkout", "payments", "antifraud", "encryption at rest"],
         "Does antifraud depend on payments?",
@@ -18,8 +21,11 @@ CHAINS = {
         "Which policy applies to billing?",
     ),
     "pt": (
-        ["checkout depende de pagamentos", "pagamentos depende do antifraude",
-         "antifraude requer criptografia em repouso"],
+        [
+            "checkout depende de pagamentos",
+            "pagamentos depende do antifraude",
+            "antifraude requer criptografia em repouso",
+        ],
         "Qual política se aplica ao checkout?",
         ["checkout", "pagamentos", "antifraude", "criptografia em repouso"],
         "O antifraude depende de pagamentos?",
@@ -27,8 +33,11 @@ CHAINS = {
         "Do que depende o faturamento?",
     ),
     "ru": (
-        ["checkout зависит от платежей", "платежи зависят от антифрода",
-         "антифрод требует шифрование данных"],
+        [
+            "checkout зависит от платежей",
+            "платежи зависят от антифрода",
+            "антифрод требует шифрование данных",
+        ],
         "Какая политика касается checkout?",
         ["checkout", "платежей", "антифрода", "шифрование данных"],
         "Антифрод зависит от платежей?",

@@ -19,7 +19,9 @@ from core.service import Core
 from tests.conftest import build_core
 
 
-def triple(s: str, p: str, o: str, *, sk: str = "service", ok: str = "service", c: float = 1.0) -> TripleIn:
+def triple(
+    s: str, p: str, o: str, *, sk: str = "service", ok: str = "service", c: float = 1.0
+) -> TripleIn:
     return TripleIn(subject=s, subject_kind=sk, predicate=p, object=o, object_kind=ok, confidence=c)
 
 
@@ -87,13 +89,17 @@ async def test_same_fact_again_reconfirms_instead_of_duplicating(core: Core) -> 
 
 async def test_same_message_id_is_not_duplicated(core: Core) -> None:
     await core.remember("c", author="a", text="checkout depends on payments", message_id="x")
-    again = await core.remember("c", author="a", text="checkout depends on payments", message_id="x")
+    again = await core.remember(
+        "c", author="a", text="checkout depends on payments", message_id="x"
+    )
     assert again.duplicate
     assert (await core.stats("c"))["messages"] == 1
 
 
 async def test_identifiers_make_stable_ids_and_merge_aliases(core: Core) -> None:
-    await core.remember("c", author="a", text="Romashka LLC (INN 7701234567) belongs to Flower Group")
+    await core.remember(
+        "c", author="a", text="Romashka LLC (INN 7701234567) belongs to Flower Group"
+    )
     await core.remember("c", author="a", text="ООО Ромашка (ИНН 7701234567) использует CargoTrack")
     stats = await core.stats("c")
     assert stats["entities"] == 3  # Romashka LLC == ООО Ромашка by tax id
@@ -123,7 +129,7 @@ async def test_bad_input_gets_a_clear_error_and_keeps_data(core: Core, text: str
 
 
 async def test_hostile_text_is_stored_as_data(core: Core) -> None:
-    hostile = "'); MATCH (n) DETACH DELETE n; // depends on \"payments\" {x: $y}"
+    hostile = '\'); MATCH (n) DETACH DELETE n; // depends on "payments" {x: $y}'
     await core.remember("c", author="a", text="checkout depends on payments")
     await core.handle_message("c", author="<script>", text=hostile)
     assert len(await core.facts("c", "checkout")) == 1
@@ -170,7 +176,9 @@ def test_kill_9_after_commit_loses_nothing(tmp_path: Path) -> None:
         asyncio.run(main())
         """
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert "committed" in proc.stdout
 
@@ -194,7 +202,9 @@ async def test_concurrent_chats_lose_nothing(core: Core) -> None:
             if j % 5 == 4:
                 await core.ask(f"chat{i}", f"What does s{i}x{j - 1} depend on?")
             else:
-                await core.remember(f"chat{i}", author="u", text=f"s{i}x{j} depends on s{i}x{j + 1}")
+                await core.remember(
+                    f"chat{i}", author="u", text=f"s{i}x{j} depends on s{i}x{j + 1}"
+                )
 
     await asyncio.gather(*(talk(i) for i in range(chats)))
     for i in range(chats):

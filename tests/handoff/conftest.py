@@ -60,7 +60,10 @@ async def hcore(tmp_path: Path, ontology: Ontology, clock: FakeClock) -> AsyncIt
     data = tmp_path / "data"
     pool = StorePool(data, dim=embedder.dim, model_name=embedder.model_name, max_open=8)
     core = Core(
-        pool=pool, embedder=embedder, ontology=ontology, clock=clock,
+        pool=pool,
+        embedder=embedder,
+        ontology=ontology,
+        clock=clock,
         handoff=make_service(data, clock),
     )
     yield core
@@ -71,8 +74,11 @@ async def hcore(tmp_path: Path, ontology: Ontology, clock: FakeClock) -> AsyncIt
 
 def handoff_settings(**values: Any) -> HandoffSettings:
     base: dict[str, Any] = {
-        "telegram_manager_ids": [], "slack_channel": None, "window_minutes": 60,
-        "resend_minutes": 30, "max_resends": MAX_RESENDS,
+        "telegram_manager_ids": [],
+        "slack_channel": None,
+        "window_minutes": 60,
+        "resend_minutes": 30,
+        "max_resends": MAX_RESENDS,
     }
     base.update(values)
     return HandoffSettings(_env_file=None, **base)  # type: ignore[call-arg]
@@ -97,22 +103,30 @@ class FlakyBotAPI(FakeBotAPI):
         return await super()._m_editMessageText(params)
 
     def press_as(self, call: Any, data: str, *, user_id: int, name: str) -> int:
-        return self.push({
-            "callback_query": {
-                "id": f"cq{len(self.calls)}-{user_id}",
-                "from": {"id": user_id, "is_bot": False, "first_name": name,
-                         "language_code": "en"},
-                "chat_instance": "ci",
-                "message": call.result,
-                "data": data,
+        return self.push(
+            {
+                "callback_query": {
+                    "id": f"cq{len(self.calls)}-{user_id}",
+                    "from": {
+                        "id": user_id,
+                        "is_bot": False,
+                        "first_name": name,
+                        "language_code": "en",
+                    },
+                    "chat_instance": "ci",
+                    "message": call.result,
+                    "data": data,
+                }
             }
-        })
+        )
 
     def cards(self, chat_id: int) -> list[Any]:
         """Successful sends to `chat_id` that carry a Take button."""
         return [
-            c for c in self.of("sendMessage")
-            if int(c.params["chat_id"]) == chat_id and c.result is not None
+            c
+            for c in self.of("sendMessage")
+            if int(c.params["chat_id"]) == chat_id
+            and c.result is not None
             and "reply_markup" in c.params
         ]
 
@@ -183,7 +197,8 @@ class SlackWithMembers(FakeSlack):
     async def _api(self, request: web.Request) -> web.Response:
         if request.match_info["method"] == "chat.postMessage" and self.down:
             params: dict[str, Any] = (
-                await request.json() if request.content_type == "application/json"
+                await request.json()
+                if request.content_type == "application/json"
                 else dict(await request.post())
             )
             if params.get("channel") in self.down:
@@ -197,8 +212,11 @@ class SlackWithMembers(FakeSlack):
             channel = str(params.get("channel"))
             if channel not in self.members:
                 return {"ok": False, "error": "channel_not_found"}
-            return {"ok": True, "members": self.members[channel],
-                    "response_metadata": {"next_cursor": ""}}
+            return {
+                "ok": True,
+                "members": self.members[channel],
+                "response_metadata": {"next_cursor": ""},
+            }
         return super()._result(method, params)
 
 
@@ -207,5 +225,3 @@ async def slack_api() -> AsyncIterator[SlackWithMembers]:
     fake = await SlackWithMembers().start()
     yield fake
     await fake.close()
-
-

@@ -81,8 +81,9 @@ class ClassifyingLlm:
 
 async def test_the_llm_decides_when_it_can_classify() -> None:
     llm = ClassifyingLlm(Verdict(True, "demo", 0.8, "wants to see it working"))
-    intent = await detect_intent("could you show it to my team?", llm, language="en",
-                                 min_confidence=0.6)
+    intent = await detect_intent(
+        "could you show it to my team?", llm, language="en", min_confidence=0.6
+    )
     assert intent is not None
     assert intent.source == "llm"
     assert intent.wants == ("demo",)
@@ -95,13 +96,11 @@ async def test_the_llm_decides_when_it_can_classify() -> None:
 
 async def test_rules_decide_when_the_llm_fails_or_cannot_classify() -> None:
     broken = ClassifyingLlm(LlmUnavailable("down"))
-    intent = await detect_intent("how much is the plan?", broken, language="en",
-                                 min_confidence=0.6)
+    intent = await detect_intent("how much is the plan?", broken, language="en", min_confidence=0.6)
     assert broken.calls
     assert intent is not None
     assert intent.source == "rules"
     plain = object()  # an Llm without classify_intent
-    intent = await detect_intent("how much is the plan?", plain, language="en",
-                                 min_confidence=0.6)
+    intent = await detect_intent("how much is the plan?", plain, language="en", min_confidence=0.6)
     assert intent is not None
     assert intent.source == "rules"

@@ -42,12 +42,20 @@ async def dm(slack: SlackHttp, text: str, *, user: str = "UCLIENT") -> dict[str,
     fake = slack.fake
     before = len([p for p in fake.api("chat.postMessage") if p.get("channel") == "D1"])
     ts = f"1700000{next(_ts)}.000100"
-    event = {"type": "message", "channel": "D1", "channel_type": "im", "user": user,
-             "text": text, "ts": ts}
+    event = {
+        "type": "message",
+        "channel": "D1",
+        "channel_type": "im",
+        "user": user,
+        "text": text,
+        "ts": ts,
+    }
     assert await slack.event(event) == 200
-    replies = await fake.wait_for(lambda: at_least(before + 1, [
-        p for p in fake.api("chat.postMessage") if p.get("channel") == "D1"
-    ]))
+    replies = await fake.wait_for(
+        lambda: at_least(
+            before + 1, [p for p in fake.api("chat.postMessage") if p.get("channel") == "D1"]
+        )
+    )
     return replies[-1]
 
 
@@ -57,22 +65,39 @@ def cards(fake: SlackWithMembers) -> list[dict[str, Any]]:
 
 def blocks_of(params: dict[str, Any]) -> dict[str, Any]:
     blocks = params.get("blocks")
-    return {"text": params.get("text"),
-            "blocks": json.loads(blocks) if isinstance(blocks, str) else blocks}
+    return {
+        "text": params.get("text"),
+        "blocks": json.loads(blocks) if isinstance(blocks, str) else blocks,
+    }
 
 
 def press(card: dict[str, Any]) -> dict[str, Any]:
     (take,) = [b for b in buttons(blocks_of(card)) if b["action_id"] == ACTION_TAKE]
-    return {"type": "button", "action_id": ACTION_TAKE, "block_id": take["block_id"],
-            "value": take["value"], "text": take["text"]}
+    return {
+        "type": "button",
+        "action_id": ACTION_TAKE,
+        "block_id": take["block_id"],
+        "value": take["value"],
+        "text": take["text"],
+    }
 
 
 async def leads_command(slack: SlackHttp, user: str) -> dict[str, Any]:
     key = f"leads-{user}-{next(_ts)}"
-    form = {"token": "legacy", "team_id": TEAM_ID, "team_domain": "test", "channel_id": "C9",
-            "channel_name": "x", "user_id": user, "user_name": user, "command": "/leads",
-            "text": "", "api_app_id": "A1", "response_url": slack.fake.response_url(key),
-            "trigger_id": "1.2.3"}
+    form = {
+        "token": "legacy",
+        "team_id": TEAM_ID,
+        "team_domain": "test",
+        "channel_id": "C9",
+        "channel_name": "x",
+        "user_id": user,
+        "user_name": user,
+        "command": "/leads",
+        "text": "",
+        "api_app_id": "A1",
+        "response_url": slack.fake.response_url(key),
+        "trigger_id": "1.2.3",
+    }
     status, _ = await slack.post(urlencode(form), "application/x-www-form-urlencoded")
     assert status == 200
     (answer,) = await slack.fake.wait_for(lambda: slack.fake.responses_to(key))

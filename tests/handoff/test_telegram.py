@@ -73,8 +73,7 @@ async def test_interest_sends_one_card_per_manager_and_a_second_signal_updates_i
     assert len(tg_api.cards(MANAGER_A)) == 1
     assert len(tg_api.cards(MANAGER_B)) == 1
     edits = {
-        int(c.params["chat_id"]): c for c in tg_api.of("editMessageText")
-        if c.result is not None
+        int(c.params["chat_id"]): c for c in tg_api.of("editMessageText") if c.result is not None
     }
     assert set(edits) == {MANAGER_A, MANAGER_B}
     assert int(edits[MANAGER_A].params["message_id"]) == card_a.result["message_id"]

@@ -36,14 +36,16 @@ def extraction(*items: dict[str, Any]) -> fa.Reply:
 TOPIC = fa.text("Payments platform")  # a chat's first message founds a world: its name comes first
 
 
-async def test_llm_triples_are_validated_then_stored_or_queued(llm_core: Core, fake: fa.FakeAnthropic) -> None:
+async def test_llm_triples_are_validated_then_stored_or_queued(
+    llm_core: Core, fake: fa.FakeAnthropic
+) -> None:
     fake.queue(
         TOPIC,
         extraction(
             triple("checkout", "service", "DEPENDS_ON", "payments", "service", 0.9),
             triple("checkout", "service", "LOVES", "payments", "service", 0.9),  # phantom
             triple("payments", "service", "USES", "Redis", "service", 0.5),  # review
-        )
+        ),
     )
     result = await llm_core.remember("c", author="ann", text="checkout needs payments; maybe Redis")
     assert [f.predicate for f in result.stored] == ["DEPENDS_ON"]
@@ -57,7 +59,9 @@ async def test_llm_triples_are_validated_then_stored_or_queued(llm_core: Core, f
 async def test_answer_uses_the_llm_and_keeps_only_retrieved_citations(
     llm_core: Core, fake: fa.FakeAnthropic
 ) -> None:
-    fake.queue(TOPIC, extraction(triple("checkout", "service", "DEPENDS_ON", "payments", "service", 0.9)))
+    fake.queue(
+        TOPIC, extraction(triple("checkout", "service", "DEPENDS_ON", "payments", "service", 0.9))
+    )
     await llm_core.remember("c", author="ann", text="checkout depends on payments")
     fake.queue(fa.text("Checkout depends on payments [f:INVENTED]."))
     answer = await llm_core.ask("c", "Что нужно checkout?")

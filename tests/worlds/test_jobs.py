@@ -66,9 +66,7 @@ async def test_drifting_worlds_are_merged_and_old_ids_still_resolve(
         assert stats["facts"] == stats_before["facts"]
         assert stats["entities"] == stats_before["entities"] - 1  # the two "flour" unified
         data = await core.export(chat)
-        assert {m["world"] for m in data["messages"]} == {
-            survivor, ball.world
-        }
+        assert {m["world"] for m in data["messages"]} == {survivor, ball.world}
         # the old answer's trace still resolves, and the same question finds the same facts
         trace = await core.why(chat, before.trace_id)
         assert trace is not None
@@ -106,7 +104,10 @@ async def test_unconfirmed_fact_decays_closed_and_empty_world_dies(
         assert report["closed"] == 1
         assert report["removed_worlds"] == 1
         assert (await run_jobs_once(core, settings)) | {"retried": 0} == {
-            "closed": 0, "merged": 0, "removed_worlds": 0, "retried": 0
+            "closed": 0,
+            "merged": 0,
+            "removed_worlds": 0,
+            "retried": 0,
         }
 
         active = await core.facts(chat)
@@ -128,8 +129,10 @@ async def test_console_worlds_lists_topic_maturity_facts_and_last_activity(
     world_core: Core, clock: ManualClock
 ) -> None:
     chat = "console:w"
-    for text in ("The billing service depends on payments",
-                 "The payments service depends on antifraud"):
+    for text in (
+        "The billing service depends on payments",
+        "The payments service depends on antifraud",
+    ):
         clock.advance(minutes=1)
         await world_core.remember(chat, author="you", text=text)
     clock.advance(hours=2)
@@ -145,11 +148,19 @@ async def test_console_worlds_lists_topic_maturity_facts_and_last_activity(
 
 
 def test_jobs_once_cli(tmp_path: Path) -> None:
-    env = {"GRAPHMEM_DATA_DIR": str(tmp_path), "EMBEDDING_LOCAL_DIR": "bundled-minilm",
-           "ANTHROPIC_API_KEY": "", "PATH": "/usr/bin:/bin"}
+    env = {
+        "GRAPHMEM_DATA_DIR": str(tmp_path),
+        "EMBEDDING_LOCAL_DIR": "bundled-minilm",
+        "ANTHROPIC_API_KEY": "",
+        "PATH": "/usr/bin:/bin",
+    }
     out = subprocess.run(
         [sys.executable, "-m", "bot", "jobs", "--data-dir", str(tmp_path), "--once"],
-        capture_output=True, text=True, env=env, timeout=300, check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
         cwd=Path(__file__).resolve().parents[2],
     )
     assert "'merged': 0" in out.stdout
