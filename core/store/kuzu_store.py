@@ -857,38 +857,51 @@ class ChatStore:
         *,
         world: str,
         now: datetime,
-        batch: int = 500,
     ) -> None:
         """Bulk import: entities (id, kind, name, key, vector) and facts (subject id, predicate,
-        object id, confidence), batched through UNWIND (orders of magnitude faster than one
-        CREATE per row). Used by imports and benchmarks."""
-        ts = _naive(now)
-        for i in range(0, len(entities), batch):
-            rows = [
-                {"id": e[0], "kind": e[1], "name": e[2], "key": e[3], "emb": e[4].tolist()}
-                for e in entities[i : i + batch]
-            ]
-            with self.transaction():
-                self._exec(
-                    "UNWIND $rows AS r CREATE (:Entity {id: r.id, kind: r.kind, name: r.name, "
-                    "key: r.key, aliases: [], world: $w, ident: '', emb: r.emb, created_at: $now})",
-                    {"rows": rows, "w": world, "now": ts},
-                )
-            for e in entities[i : i + batch]:
+        object id, confidence) through COPY from Arrow tables. Measured: 50k entities 1.5 s and
+        100k facts 0.5 s, where batched UNWIND ... MATCH ... CREATE grew quadratically (each
+        batch scanned every entity). Used by imports and benchmarks."""
+        import pyarrow as pa
+
+        ts = pa.array([_naive(now)] * max(len(entities), len(facts)), type=pa.timestamp("us"))
+        if entities:
+            n = len(entities)
+            table = pa.table(
+                {
+                    "id": [e[0] for e in entities],
+                    "kind": [e[1] for e in entities],
+                    "name": [e[2] for e in entities],
+                    "key": [e[3] for e in entities],
+                    "aliases": pa.array([[]] * n, type=pa.list_(pa.string())),
+                    "world": [world] * n,
+                    "ident": [""] * n,
+                    "emb": pa.array([e[4] for e in entities], type=pa.list_(pa.float32())),
+                    "created_at": ts[:n],
+                }
+            )
+            self._exec("COPY Entity FROM $t", {"t": table})
+            for e in entities:
                 self._index_entity(EntityRow(e[0], e[1], e[2], e[3], world, ""), e[4])
-        for i in range(0, len(facts), batch):
-            rows = [
-                {"s": f[0], "p": f[1], "o": f[2], "c": f[3], "id": new_id("f")}
-                for f in facts[i : i + batch]
-            ]
-            with self.transaction():
-                self._exec(
-                    "UNWIND $rows AS r MATCH (a:Entity {id: r.s}), (b:Entity {id: r.o}) "
-                    "CREATE (a)-[:FACT {id: r.id, predicate: r.p, confidence: r.c, "
-                    "status: 'active', valid_from: $now, confirmed_at: $now, sources: [], "
-                    "world: $w}]->(b)",
-                    {"rows": rows, "w": world, "now": ts},
-                )
+        if facts:
+            m = len(facts)
+            table = pa.table(
+                {
+                    "from": [f[0] for f in facts],
+                    "to": [f[2] for f in facts],
+                    "id": [new_id("f") for _ in range(m)],
+                    "predicate": [f[1] for f in facts],
+                    "confidence": [f[3] for f in facts],
+                    "status": [FactStatus.ACTIVE.value] * m,
+                    "valid_from": ts[:m],
+                    "valid_to": pa.array([None] * m, type=pa.timestamp("us")),
+                    "confirmed_at": ts[:m],
+                    "sources": pa.array([[]] * m, type=pa.list_(pa.string())),
+                    "world": [world] * m,
+                }
+            )
+            self._exec("COPY FACT FROM $t", {"t": table})
+        self._checkpoint()
         self.refresh_world_stats()
 
     # ------------------------------------------------------------------ forgetting
