@@ -1,0 +1,71 @@
+"""The in-memory adjacency (ActiveGraph) must always equal what Kùzu holds.
+
+After each kind of write the live store's view is compared with a store reopened from disk,
+which builds its adjacency from the database alone.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from core.embedding import HashEmbedder
+from core.models import TripleIn
+from core.service import Core
+from core.store.kuzu_store import ChatStore
+from ontology import Ontology
+from tests.conftest import build_core
+
+
+def snapshot(
+    store: ChatStore,
+) -> tuple[set[tuple[str, str, str, str, float, tuple[str, ...]]], dict[str, list[str]]]:
+    graph = store.active_graph()
+    facts = {
+        (f.id, f.src, f.dst, f.predicate, round(f.confidence, 6), tuple(f.sources))
+        for f in graph.by_id.values()
+    }
+    mentions = {e: store.mentions_of([e]) for e in store.entities}
+    return facts, mentions
+
+
+async def assert_in_step(core: Core, tmp_path: Path, chat: str) -> None:
+    live = await core.pool.run(chat, snapshot)
+    await core.pool.close()  # the next run reopens the chat from disk
+    fresh = await core.pool.run(chat, snapshot)
+    assert live == fresh
+
+
+async def test_active_graph_follows_every_write(tmp_path: Path, ontology: Ontology) -> None:
+    core = build_core(tmp_path, HashEmbedder(), ontology)
+    chat = "c"
+    await core.ask(chat, "anything?")  # loads the (empty) graph before the writes below
+    await core.remember(chat, author="a", text="checkout depends on payments")
+    await core.remember(chat, author="a", text="payments depends on antifraud")
+    await assert_in_step(core, tmp_path, chat)
+
+    await core.ask(chat, "what does checkout depend on?")  # graph loaded again
+    await core.remember(chat, author="b", text="checkout depends on payments")  # re-confirm
+    one = TripleIn(
+        subject="Acme",
+        subject_kind="company",
+        predicate="BELONGS_TO",
+        object="Globex",
+        object_kind="company",
+    )
+    await core.remember_triple(chat, one)
+    await core.ask(chat, "what does Acme belong to?")
+    await core.remember_triple(chat, one.model_copy(update={"object": "Initech"}))  # supersede
+    await assert_in_step(core, tmp_path, chat)
+
+    await core.ask(chat, "what does checkout depend on?")
+    await core.forget_entity(chat, "antifraud")  # DETACH DELETE
+    await assert_in_step(core, tmp_path, chat)
+
+    await core.ask(chat, "what does checkout depend on?")
+    closed = await core.decay(chat, half_life=timedelta(seconds=1), floor=0.99)  # close all
+    assert closed > 0
+    answer = await core.ask(chat, "what does checkout depend on?")
+    assert answer.facts == []  # closed facts left the read path at once
+    await assert_in_step(core, tmp_path, chat)
+    await core.close()
