@@ -22,37 +22,8 @@ MAX_NAME_WORDS = 6
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n+|[.!?;]+$")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\be\b|\bи\b)\s*", re.IGNORECASE)
 _LEADING = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "our",
-        "their",
-        "its",
-        "o",
-        "a",
-        "os",
-        "as",
-        "um",
-        "uma",
-        "uns",
-        "umas",
-        "este",
-        "esta",
-        "esse",
-        "essa",
-        "nosso",
-        "nossa",
-        "also",
-        "também",
-        "тоже",
-        "также",
-        "наш",
-        "наша",
-        "наши",
-    ]
+    "the a an this that our their its o a os as um uma uns umas este esta esse essa nosso nossa "
+    "also também тоже также наш наша наши".split()
 )
 _PAREN = re.compile(r"\(([^)]*)\)")
 

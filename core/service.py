@@ -84,9 +84,7 @@ log = logging.getLogger(__name__)
 
 MAX_NAME_NGRAM = 6
 EXTRACTIVE_FACTS = 10  # facts listed (and cited) by an extractive answer
-YES_NO_STARTS = frozenset(
-    ["does", "do", "did", "is", "are", "can", "was", "were", "será", "é", "o", "a"]
-)
+YES_NO_STARTS = frozenset("does do did is are can was were será é o a".split())
 
 
 class _Unresolvable(Exception):
