@@ -102,37 +102,20 @@ def build_scheduler(core: Core, settings: Settings) -> Any:
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 30},
     )
     jobs = settings.jobs
-    scheduler.add_job(
-        decay_job,
-        "interval",
-        minutes=jobs.decay_minutes,
-        args=[core, settings],
-        id="decay",
-        replace_existing=True,
-    )
-    scheduler.add_job(
-        worlds_job,
-        "interval",
-        minutes=jobs.merge_minutes,
-        args=[core, settings],
-        id="worlds",
-        replace_existing=True,
-    )
-    scheduler.add_job(
-        retry_job,
-        "interval",
-        minutes=jobs.retry_minutes,
-        args=[core, settings],
-        id="retry",
-        replace_existing=True,
-    )
+    every = [
+        (decay_job, "decay", jobs.decay_minutes * 60),
+        (worlds_job, "worlds", jobs.merge_minutes * 60),
+        (retry_job, "retry", jobs.retry_minutes * 60),
+    ]
     if core.handoff is not None:
+        every.append((handoff_job, "handoff", settings.handoff.retry_seconds))
+    for job, job_id, seconds in every:
         scheduler.add_job(
-            handoff_job,
+            job,
             "interval",
-            seconds=settings.handoff.retry_seconds,
+            seconds=seconds,
             args=[core, settings],
-            id="handoff",
+            id=job_id,
             replace_existing=True,
         )
     return scheduler
