@@ -1,0 +1,53 @@
+"""The composition root: settings in, a wired Core out."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from bot.app import build_core
+from bot.settings import Settings
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("GRAPHMEM_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("EMBEDDING_LOCAL_DIR", "bundled-minilm")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return tmp_path
+
+
+async def test_without_a_key_everything_runs_offline_and_says_so_once(
+    env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="bot.app"):
+        core = build_core(Settings())
+    try:
+        assert core.llm is None
+        said = [r for r in caplog.records if "ANTHROPIC_API_KEY" in r.getMessage()]
+        assert len(said) == 1
+        await core.remember("c", author="a", text="checkout depends on payments")
+        answer = await core.ask("c", "What does checkout depend on?")
+        assert answer.model == "extractive" and answer.paths == [["checkout", "payments"]]
+        assert len([r for r in caplog.records if "ANTHROPIC_API_KEY" in r.getMessage()]) == 1
+    finally:
+        await core.close()
+
+
+async def test_a_key_wires_the_anthropic_adapter_without_logging_it(
+    env: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret = "sk-ant-do-not-log-me-0123456789"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    with caplog.at_level(logging.DEBUG):
+        settings = Settings()
+        core = build_core(settings)
+    try:
+        assert core.llm is not None and core.llm.answer_model == settings.anthropic.answer_model
+        assert secret not in caplog.text
+        assert secret not in repr(settings.anthropic)
+    finally:
+        await core.close()
