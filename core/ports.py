@@ -38,7 +38,14 @@ class LlmAnswer(Protocol):
 
 
 class Llm(Protocol):
-    """The language model. Every method raises core.errors.LlmUnavailable after its retries."""
+    """The language model. Every method raises core.errors.LlmUnavailable after its retries.
+
+    Optional, and so not part of this Protocol: `async classify_intent(*, text, language)`,
+    returning an object with `interested` (bool), `want` (a str or a sequence of "price", "demo",
+    "contract", "invoice", "buy", "person"), `confidence` (0..1), `reason` (one line) and
+    optionally `product` (core.llm.schema.IntentVerdict). core.handoff.detect_intent looks it up
+    with getattr and falls back to its rules when it is missing or fails.
+    """
 
     @property
     def answer_model(self) -> str: ...

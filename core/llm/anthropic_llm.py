@@ -30,10 +30,15 @@ from core.errors import LlmUnavailable
 from core.llm import prompts
 from core.llm.budget import CallBudget
 from core.llm.schema import (
+    INTENT_TOOL_DESCRIPTION,
+    INTENT_TOOL_NAME,
     TOOL_DESCRIPTION,
     TOOL_NAME,
+    IntentVerdict,
     MalformedOutput,
+    intent_tool_schema,
     tool_input_schema,
+    validate_intent,
     validate_triples,
 )
 from core.models import FactView, TripleIn
@@ -44,6 +49,7 @@ log = logging.getLogger(__name__)
 BACKOFF_BASE_S = 0.5
 BACKOFF_MAX_S = 8.0
 TOPIC_MAX_TOKENS = 32  # a 1-4 word name; a small cap also bounds the cost of a runaway reply
+INTENT_MAX_TOKENS = 256  # a verdict: a flag, a few wants, a number and two short strings
 _RETRY_STATUSES = frozenset({408, 409, 429})  # plus every 5xx (529 = overloaded)
 _CITATION = re.compile(r"([ \t]*)(\[\s*f:[^\[\]]*\])")
 _CITED_ID = re.compile(r"f:\s*([^\s,;\[\]]+)")
@@ -180,6 +186,18 @@ class AnthropicLlm:
             "name": TOOL_NAME,
             "disable_parallel_tool_use": True,
         }
+        self._intent_system = _ephemeral(prompts.INTENT_SYSTEM)
+        self._intent_tool: ToolParam = {
+            "name": INTENT_TOOL_NAME,
+            "description": INTENT_TOOL_DESCRIPTION,
+            "input_schema": intent_tool_schema(),
+            "strict": True,
+        }
+        self._intent_tool_choice: ToolChoiceToolParam = {
+            "type": "tool",
+            "name": INTENT_TOOL_NAME,
+            "disable_parallel_tool_use": True,
+        }
 
     @property
     def answer_model(self) -> str:
@@ -203,13 +221,7 @@ class AnthropicLlm:
             tool_choice=self._tool_choice,
             messages=[_user(user)],
         )
-        if reply.stop_reason == "max_tokens":
-            raise LlmUnavailable("extract: output cut at max_tokens (truncated tool input)")
-        call = next(
-            (b for b in reply.content if b.type == "tool_use" and b.name == TOOL_NAME), None
-        )
-        if call is None:
-            raise LlmUnavailable(f"extract: no {TOOL_NAME} call (stop: {reply.stop_reason})")
+        call = _tool_call(reply, TOOL_NAME, "extract")
         try:
             return validate_triples(call.input, self._ontology)
         except MalformedOutput as exc:
@@ -254,6 +266,23 @@ class AnthropicLlm:
         if not topic:
             raise LlmUnavailable("topic: empty topic name")
         return topic
+
+    async def classify_intent(self, *, text: str, language: str) -> IntentVerdict:
+        """Buying interest in one client message (optional on the port: see core.handoff)."""
+        reply = await self._call(
+            "intent",
+            model=self._extract_model,
+            max_tokens=min(self._max_tokens, INTENT_MAX_TOKENS),
+            system=self._intent_system,
+            tools=[self._intent_tool],
+            tool_choice=self._intent_tool_choice,
+            messages=[_user(prompts.intent_user(text=text, language=language))],
+        )
+        call = _tool_call(reply, INTENT_TOOL_NAME, "intent")
+        try:
+            return validate_intent(call.input)
+        except MalformedOutput as exc:
+            raise LlmUnavailable(f"intent: {exc}") from exc
 
     async def _call(self, purpose: str, **params: Any) -> _Reply:
         """One logical API call: the budget, then attempts until success or the deadline."""
@@ -318,6 +347,16 @@ def _parse(body: object, purpose: str) -> _Reply:
 
 def _user(text: str) -> MessageParam:
     return {"role": "user", "content": text}
+
+
+def _tool_call(reply: _Reply, name: str, purpose: str) -> _Block:
+    """The forced tool call; a cut-off (truncated input) or a missing call is unavailable."""
+    if reply.stop_reason == "max_tokens":
+        raise LlmUnavailable(f"{purpose}: output cut at max_tokens (truncated tool input)")
+    call = next((b for b in reply.content if b.type == "tool_use" and b.name == name), None)
+    if call is None:
+        raise LlmUnavailable(f"{purpose}: no {name} call (stop: {reply.stop_reason})")
+    return call
 
 
 def _text_of(reply: _Reply, purpose: str) -> str:

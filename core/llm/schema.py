@@ -1,15 +1,18 @@
-"""The extraction tool's JSON schema, generated from the ontology, and validation of its output.
+"""The tools' JSON schemas and validation of their output: extraction and intent classification.
 
-The schema is the model-side half of the closed vocabulary (predicate and kinds are enums of the
-manifest, so editing llms.txt changes what the model may say); `validate_triples` is the
-code-side half: whatever the model returns is re-checked against the same ontology, because a
-schema only constrains a well-behaved model, and nothing unchecked may reach the store.
+The extraction schema, generated from the ontology, is the model-side half of the closed
+vocabulary (predicate and kinds are enums of the manifest, so editing llms.txt changes what the
+model may say); `validate_triples` is the code-side half: whatever the model returns is
+re-checked against the same ontology, because a schema only constrains a well-behaved model, and
+nothing unchecked may reach the store. The intent tool works the same way on a fixed vocabulary
+of wants (`INTENT_WANTS`): an enum in the schema, re-checked by `validate_intent`.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -154,3 +157,88 @@ def validate_triples(tool_input: object, ontology: Ontology) -> list[TripleIn]:
             )
         )
     return out
+
+
+# ====================================================================== intent
+INTENT_TOOL_NAME = "record_intent"
+INTENT_TOOL_DESCRIPTION = (
+    "Record whether the message shows buying interest, what the client wants, how sure you are "
+    "and why. Call it exactly once."
+)
+Want = Literal["price", "demo", "contract", "invoice", "buy", "person"]
+INTENT_WANTS: tuple[str, ...] = get_args(Want)
+MAX_REASON_CHARS = 200
+
+
+@dataclass(frozen=True)
+class IntentVerdict:
+    """The classifier's verdict on one message (read by core.handoff.detect_intent)."""
+
+    interested: bool
+    want: tuple[str, ...]  # members of INTENT_WANTS, in the model's order, no repeats
+    confidence: float
+    reason: str  # one line, in English: it is shown on the managers' card
+    product: str | None = None
+
+
+def intent_tool_schema() -> dict[str, Any]:
+    """JSON schema of the intent tool input; valid for `strict: true` tools (see above)."""
+    return {
+        "type": "object",
+        "properties": {
+            "interested": {
+                "type": "boolean",
+                "description": "true when the client shows interest in buying or in a manager",
+            },
+            "want": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(INTENT_WANTS)},
+                "description": "what the client asks for; empty when not interested",
+            },
+            "confidence": {
+                "type": "number",
+                "description": "how certain the verdict is, from 0.0 to 1.0",
+            },
+            "reason": {"type": "string", "description": "why, in one short English line"},
+            "product": _nullable_string(
+                "the product or plan the client asks about, as written in the message, else null"
+            ),
+        },
+        "required": ["interested", "want", "confidence", "reason", "product"],
+        "additionalProperties": False,
+    }
+
+
+class _RawIntent(BaseModel):
+    """The intent tool input as the model sent it. Strict types: "true" or "0.9" are garbage."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    interested: bool = Field(strict=True)
+    want: list[Want]
+    confidence: float = Field(ge=0.0, le=1.0, strict=True)
+    reason: str = Field(max_length=2000)
+    product: str | None = Field(default=None, max_length=200)
+
+
+def validate_intent(tool_input: object) -> IntentVerdict:
+    """The verdict, checked; raises MalformedOutput on a wrong shape or an unknown `want`.
+
+    An interested verdict must name at least one want (the prompt says "person" when nothing
+    more specific fits): a card that says the client wants nothing is no use to a manager.
+    """
+    try:
+        raw = _RawIntent.model_validate(tool_input)
+    except ValidationError as exc:
+        raise MalformedOutput(f"intent tool input has the wrong shape: {_errors(exc)}") from exc
+    want = tuple(dict.fromkeys(raw.want)) if raw.interested else ()
+    if raw.interested and not want:
+        raise MalformedOutput("intent: interested but no want")
+    reason = next((ln.strip() for ln in raw.reason.splitlines() if ln.strip()), "")
+    return IntentVerdict(
+        interested=raw.interested,
+        want=want,
+        confidence=raw.confidence,
+        reason=reason[:MAX_REASON_CHARS],
+        product=raw.product or None,
+    )
