@@ -25,6 +25,7 @@ from bench.common import offline_embedder, rss_mb, summary
 from core.language import name_key
 from core.service import Core, CoreConfig
 from core.store.kuzu_store import WorldRow
+from core.store.memory import tune_allocator
 from core.store.pool import StorePool
 from ontology import load_ontology
 
@@ -192,4 +193,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    tune_allocator()  # as the bot does at start-up
     asyncio.run(main())

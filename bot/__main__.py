@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from core.store.memory import tune_allocator
 from ontology import OntologyError
 
 
@@ -101,6 +102,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 def main() -> None:
+    tune_allocator()  # before any thread starts (see its docstring)
     args = _parser().parse_args()
     try:
         sys.exit(asyncio.run(_main(args)))

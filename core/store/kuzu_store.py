@@ -32,23 +32,24 @@ import numpy.typing as npt
 from core.errors import StoreError
 from core.models import FactStatus, FactView, PendingFact, TripleIn
 from core.recall import MessageIndex
+from core.store.memory import release_memory
 from core.store.vectors import VectorMatrix
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 MIN_POOL_MB = 32
 # a write whose text matches this may change active facts or mentions: drop the ActiveGraph
 _TOUCHES_GRAPH = re.compile(r"FACT|MENTIONS|DELETE|COPY")
 CHECKPOINT_EVERY = 200  # write statements between explicit checkpoints (see _checkpoint)
 
+# Four node tables cost ~20 MB of heap per open database, measured on kuzu 0.11.3: every node
+# table costs ~5 MB at open whatever its size or primary-key type, a rel table almost nothing.
+# So the small record kinds (meta, world, pending, trace) share one wide table, Record, keyed
+# "<kind>:<key>"; entities and messages, the graph itself, keep their own.
 _SCHEMA = [
-    "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING PRIMARY KEY, value STRING)",
     """CREATE NODE TABLE IF NOT EXISTS Message(id STRING PRIMARY KEY, seq INT64, author STRING,
         text STRING, ts TIMESTAMP, world STRING, extraction STRING, emb FLOAT[])""",
-    """CREATE NODE TABLE IF NOT EXISTS World(id STRING PRIMARY KEY, topic STRING,
-        centroid FLOAT[], access_count INT64, created_at TIMESTAMP, last_active TIMESTAMP,
-        merged_into STRING)""",
     """CREATE NODE TABLE IF NOT EXISTS Entity(id STRING PRIMARY KEY, kind STRING, name STRING,
         key STRING, aliases STRING[], world STRING, ident STRING, emb FLOAT[],
         created_at TIMESTAMP)""",
@@ -56,10 +57,12 @@ _SCHEMA = [
         confidence DOUBLE, status STRING, valid_from TIMESTAMP, valid_to TIMESTAMP,
         confirmed_at TIMESTAMP, sources STRING[], world STRING)""",
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Message TO Entity)",
-    """CREATE NODE TABLE IF NOT EXISTS Pending(id STRING PRIMARY KEY, triple STRING,
-        sources STRING[], created_at TIMESTAMP)""",
-    "CREATE NODE TABLE IF NOT EXISTS Trace(id STRING PRIMARY KEY, created_at TIMESTAMP, body STRING)",
+    """CREATE NODE TABLE IF NOT EXISTS Record(id STRING PRIMARY KEY, kind STRING, key STRING,
+        created_at TIMESTAMP, body STRING, sources STRING[], topic STRING, centroid FLOAT[],
+        access_count INT64, last_active TIMESTAMP, merged_into STRING)""",
 ]
+# schema 1 kept these four in tables of their own; _migrate_v1 moves them into Record
+_V1_TABLES = ("Meta", "World", "Pending", "Trace")
 
 _FACT_COLUMNS = (
     "a.id, a.name, a.kind, f.predicate, b.id, b.name, b.kind, f.id, f.confidence, f.status, "
@@ -87,16 +90,6 @@ def pool_size(cap_mb: int) -> int:
     full" (100k facts in 32 MiB). So one fixed size, large enough for big chats.
     """
     return int(max(cap_mb, MIN_POOL_MB) << 20)
-
-
-def release_memory() -> None:
-    """Give freed heap back to the OS after closing a database (glibc keeps it otherwise)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
 
 
 def new_id(prefix: str) -> str:
@@ -245,6 +238,7 @@ class ChatStore:
         self._graph_sync = False  # True while write_facts keeps the graph in step itself
         for stmt in _SCHEMA:
             self._conn.execute(stmt)
+        self._migrate_v1()
         self.entities: dict[str, EntityRow] = {}
         self.by_key: dict[tuple[str, str], str] = {}  # (world, key) -> entity id
         self.by_ident: dict[str, str] = {}  # stable identifier -> entity id
@@ -319,8 +313,63 @@ class ChatStore:
             raise
         self._exec("COMMIT")
 
+    def _migrate_v1(self) -> None:
+        """Move a schema-1 chat's meta, worlds, review queue and traces into Record, then drop
+        the old tables. Idempotent (MERGE), so a crash half-way is finished on the next open."""
+        tables = {r[0] for r in self._rows("CALL show_tables() RETURN name")}
+        old = [t for t in _V1_TABLES if t in tables]
+        if not old:
+            return
+        if "Meta" in old:
+            for key, value in self._rows("MATCH (m:Meta) RETURN m.key, m.value"):
+                self._set_meta(key, SCHEMA_VERSION if key == "schema" else value)
+        if "World" in old:
+            for row, vec in self._vectors(
+                "MATCH (w:World) RETURN w.id, w.topic, w.access_count, w.created_at, "
+                "w.last_active, w.merged_into, w.centroid"
+            ):
+                self._put_world(
+                    WorldRow(
+                        row[0],
+                        row[1] or "",
+                        vec if vec is not None else np.zeros(self.dim, np.float32),
+                        int(row[2] or 0),
+                        _utc(row[3]) or datetime.now(UTC),
+                        _utc(row[4]) or datetime.now(UTC),
+                        row[5] or "",
+                    )
+                )
+        if "Pending" in old:
+            for pid, triple, sources, created in self._rows(
+                "MATCH (p:Pending) RETURN p.id, p.triple, p.sources, p.created_at"
+            ):
+                self._exec(
+                    "MERGE (r:Record {id: $rid}) SET r.kind = 'pending', r.key = $id, "
+                    "r.body = $t, r.sources = $s, r.created_at = $now",
+                    {"rid": f"pending:{pid}", "id": pid, "t": triple, "s": sources, "now": created},
+                )
+        if "Trace" in old:
+            for tid, created, body in self._rows(
+                "MATCH (t:Trace) RETURN t.id, t.created_at, t.body"
+            ):
+                self._exec(
+                    "MERGE (r:Record {id: $rid}) SET r.kind = 'trace', r.key = $id, "
+                    "r.body = $b, r.created_at = $now",
+                    {"rid": f"trace:{tid}", "id": tid, "b": body, "now": created},
+                )
+        for table in old:
+            self._exec(f"DROP TABLE {table}")  # names from _V1_TABLES, never from input
+        self._checkpoint()
+        log.info("migrated %s to schema %s (%s)", self.path.name, SCHEMA_VERSION, ", ".join(old))
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._exec(
+            "MERGE (r:Record {id: $rid}) SET r.kind = 'meta', r.key = $k, r.body = $v",
+            {"rid": f"meta:{key}", "k": key, "v": value},
+        )
+
     def _check_model(self, model_name: str) -> None:
-        rows = self._rows("MATCH (m:Meta) RETURN m.key, m.value")
+        rows = self._rows("MATCH (r:Record {kind: 'meta'}) RETURN r.key, r.body")
         meta = dict(rows)
         if not meta:
             for key, value in (
@@ -328,15 +377,15 @@ class ChatStore:
                 ("model", model_name),
                 ("dim", str(self.dim)),
             ):
-                self._exec("CREATE (:Meta {key: $k, value: $v})", {"k": key, "v": value})
+                self._set_meta(key, value)
             return
         if meta.get("model") != model_name or meta.get("dim") != str(self.dim):
             # vectors of two models never mix: the core re-embeds on open (reembed)
             self.model_mismatch = (meta.get("model"), meta.get("dim"))
 
     def set_model(self, model_name: str) -> None:
-        self._exec("MATCH (m:Meta {key: 'model'}) SET m.value = $v", {"v": model_name})
-        self._exec("MATCH (m:Meta {key: 'dim'}) SET m.value = $v", {"v": str(self.dim)})
+        self._set_meta("model", model_name)
+        self._set_meta("dim", str(self.dim))
         self.model_mismatch = None
 
     def reembed(
@@ -410,8 +459,8 @@ class ChatStore:
                 self.message_vectors.add(row[0], vec)
             self.recall.add(row[0], row[2] or "", row[3] or "", _utc(row[4]) or datetime.now(UTC))
         for row, vec in self._vectors(
-            "MATCH (w:World) RETURN w.id, w.topic, w.access_count, w.created_at, w.last_active, "
-            "w.merged_into, w.centroid"
+            "MATCH (w:Record {kind: 'world'}) RETURN w.key, w.topic, w.access_count, "
+            "w.created_at, w.last_active, w.merged_into, w.centroid"
         ):
             self.worlds[row[0]] = WorldRow(
                 row[0],
@@ -428,7 +477,9 @@ class ChatStore:
         last = self._rows("MATCH (m:Message) RETURN m.world, m.ts ORDER BY m.seq DESC LIMIT 1")
         if last:
             self.last_world, self.last_message_ts = last[0][0] or "", _utc(last[0][1])
-        rows = self._rows("MATCH (t:Trace) RETURN t.id ORDER BY t.created_at DESC LIMIT 1")
+        rows = self._rows(
+            "MATCH (t:Record {kind: 'trace'}) RETURN t.key ORDER BY t.created_at DESC LIMIT 1"
+        )
         self.last_trace_id = rows[0][0] if rows else None
 
     def _index_entity(self, ent: EntityRow, vec: npt.NDArray[np.float32] | None) -> None:
@@ -542,11 +593,17 @@ class ChatStore:
 
     # ------------------------------------------------------------------ worlds
     def upsert_world(self, world: WorldRow) -> None:
+        self._put_world(world)
+        self.worlds[world.id] = world
+        self._sync_world_vector(world)
+
+    def _put_world(self, world: WorldRow) -> None:
         self._exec(
-            "MERGE (w:World {id: $id}) SET w.topic = $topic, w.centroid = $c, "
-            "w.access_count = $n, w.created_at = $created, w.last_active = $active, "
-            "w.merged_into = $merged",
+            "MERGE (w:Record {id: $rid}) SET w.kind = 'world', w.key = $id, w.topic = $topic, "
+            "w.centroid = $c, w.access_count = $n, w.created_at = $created, "
+            "w.last_active = $active, w.merged_into = $merged",
             {
+                "rid": f"world:{world.id}",
                 "id": world.id,
                 "topic": world.topic,
                 "c": world.centroid.tolist(),
@@ -556,8 +613,6 @@ class ChatStore:
                 "merged": world.merged_into,
             },
         )
-        self.worlds[world.id] = world
-        self._sync_world_vector(world)
 
     def _sync_world_vector(self, world: WorldRow) -> None:
         if world.merged_into:
@@ -688,13 +743,18 @@ class ChatStore:
         w = self.worlds.get(world_id)
         if w is not None:
             w.topic = topic
-            self._exec("MATCH (w:World {id: $id}) SET w.topic = $t", {"id": world_id, "t": topic})
+            self._exec(
+                "MATCH (w:Record {id: $rid}) SET w.topic = $t",
+                {"rid": f"world:{world_id}", "t": topic},
+            )
 
     def delete_world(self, world_id: str) -> None:
         """Remove a dead world (no active facts, no recent messages) and the merged shells that
         point to it. Its messages stay: they are the chat's record."""
         ids = [world_id, *(w.id for w in self.worlds.values() if w.merged_into == world_id)]
-        self._exec("MATCH (w:World) WHERE w.id IN $ids DELETE w", {"ids": ids})
+        self._exec(
+            "MATCH (w:Record) WHERE w.id IN $rids DELETE w", {"rids": [f"world:{i}" for i in ids]}
+        )
         for wid in ids:
             self.worlds.pop(wid, None)
         self.world_vectors.remove(set(ids))
@@ -1063,15 +1123,23 @@ class ChatStore:
     def add_pending(self, triple: TripleIn, sources: list[str], now: datetime) -> PendingFact:
         pid = new_id("p")
         self._exec(
-            "CREATE (:Pending {id: $id, triple: $t, sources: $s, created_at: $now})",
-            {"id": pid, "t": triple.model_dump_json(), "s": sources, "now": _naive(now)},
+            "CREATE (:Record {id: $rid, kind: 'pending', key: $id, body: $t, sources: $s, "
+            "created_at: $now})",
+            {
+                "rid": f"pending:{pid}",
+                "id": pid,
+                "t": triple.model_dump_json(),
+                "s": sources,
+                "now": _naive(now),
+            },
         )
         return PendingFact(id=pid, triple=triple, sources=sources, created_at=now)
 
     def pending(self, pending_id: str | None = None) -> list[PendingFact]:
-        clause = "WHERE p.id = $id" if pending_id else ""
+        clause = "AND p.key = $id" if pending_id else ""
         rows = self._rows(
-            f"MATCH (p:Pending) {clause} RETURN p.id, p.triple, p.sources, p.created_at ORDER BY p.created_at",
+            f"MATCH (p:Record) WHERE p.kind = 'pending' {clause} "
+            "RETURN p.key, p.body, p.sources, p.created_at ORDER BY p.created_at",
             {"id": pending_id} if pending_id else {},
         )
         return [
@@ -1085,18 +1153,18 @@ class ChatStore:
         ]
 
     def drop_pending(self, pending_id: str) -> None:
-        self._exec("MATCH (p:Pending {id: $id}) DELETE p", {"id": pending_id})
+        self._exec("MATCH (p:Record {id: $rid}) DELETE p", {"rid": f"pending:{pending_id}"})
 
     # ------------------------------------------------------------------ traces
     def add_trace(self, trace_id: str, body: str, now: datetime) -> None:
         self._exec(
-            "CREATE (:Trace {id: $id, created_at: $now, body: $b})",
-            {"id": trace_id, "now": _naive(now), "b": body},
+            "CREATE (:Record {id: $rid, kind: 'trace', key: $id, created_at: $now, body: $b})",
+            {"rid": f"trace:{trace_id}", "id": trace_id, "now": _naive(now), "b": body},
         )
         self.last_trace_id = trace_id
 
     def trace(self, trace_id: str) -> str | None:
-        rows = self._rows("MATCH (t:Trace {id: $id}) RETURN t.body", {"id": trace_id})
+        rows = self._rows("MATCH (t:Record {id: $rid}) RETURN t.body", {"rid": f"trace:{trace_id}"})
         return rows[0][0] if rows else None
 
     # ------------------------------------------------------------------ export
