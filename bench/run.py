@@ -183,7 +183,7 @@ async def main() -> None:
         embedder, [1000, 10000] if args.quick else [1000, 10000, 100000], 30 if args.quick else 60
     )
     # memory in a fresh process, so the big graphs above do not count
-    for max_open in (4, 16):  # each open chat database costs ~100 MB RSS in Kùzu 0.11
+    for max_open in (4, 8):  # the default LRU size, and twice that
         await asyncio.to_thread(
             subprocess.run,
             [sys.executable, "-m", "bench.run", "--memory-only", str(max_open)],

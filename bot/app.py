@@ -150,6 +150,7 @@ def build_core(
         model_name=embedder.model_name,
         max_open=settings.storage.max_open_chats,
         buffer_pool_mb=settings.storage.buffer_pool_mb,
+        idle_checkpoint_s=settings.storage.idle_checkpoint_seconds,
     )
     llm = build_llm(settings) if with_llm else None
     return Core(

@@ -37,8 +37,9 @@ class StorePool:
         *,
         dim: int,
         model_name: str,
-        max_open: int = 32,
+        max_open: int = 4,
         buffer_pool_mb: int = 256,
+        idle_checkpoint_s: float = 2.0,
     ) -> None:
         self.root = root / "chats"
         self.root.mkdir(parents=True, exist_ok=True)
@@ -46,6 +47,9 @@ class StorePool:
         self.model_name = model_name
         self.max_open = max_open
         self.buffer_pool_mb = buffer_pool_mb
+        self.idle_checkpoint_s = idle_checkpoint_s
+        self._idle: dict[str, asyncio.TimerHandle] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self._open: OrderedDict[str, ChatStore] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self.on_open: Callable[[str, ChatStore], None] | None = None
@@ -109,9 +113,43 @@ class StorePool:
         async with self._lock(chat):
             store = await asyncio.to_thread(self._open_store, chat)
             result = await asyncio.to_thread(fn, store)
+            if store.dirty:
+                self._checkpoint_when_idle(chat)
         if len(self._open) > self.max_open:
             await self._evict()
         return result
+
+    def _checkpoint_when_idle(self, chat: str) -> None:
+        """Checkpoint a chat once it has been quiet for idle_checkpoint_s. Kùzu holds a
+        chat's recent writes in memory until a checkpoint (~20 MB for a chat's first messages,
+        measured) and a checkpoint takes 35-85 ms (1k-100k facts), too slow for every message
+        but free for a chat nobody is talking to. Every operation restarts the timer."""
+        if self.idle_checkpoint_s <= 0:
+            return
+        timer = self._idle.pop(chat, None)
+        if timer is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._idle[chat] = loop.call_later(self.idle_checkpoint_s, self._idle_fired, chat)
+
+    def _idle_fired(self, chat: str) -> None:
+        self._idle.pop(chat, None)
+        task = asyncio.get_running_loop().create_task(self._idle_checkpoint(chat))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _idle_checkpoint(self, chat: str) -> None:
+        lock = self._lock(chat)
+        if lock.locked():  # busy again: its operation re-arms the timer
+            return
+        async with lock:
+            store = self._open.get(chat)
+            if store is None or not store.dirty:
+                return
+            try:
+                await asyncio.to_thread(store.checkpoint)
+            except Exception:  # the WAL still has the writes; the next checkpoint retries
+                log.warning("idle checkpoint of a chat failed", exc_info=True)
 
     async def delete(self, chat: str) -> None:
         async with self._lock(chat):
@@ -121,6 +159,11 @@ class StorePool:
             await asyncio.to_thread(shutil.rmtree, self.path(chat), True)
 
     async def close(self) -> None:
+        for timer in self._idle.values():
+            timer.cancel()
+        self._idle.clear()
+        for task in list(self._background):
+            await task
         for chat in list(self._open):
             async with self._lock(chat):
                 store = self._open.pop(chat, None)

@@ -1,0 +1,65 @@
+"""The store pool's idle checkpoint: a quiet chat's writes move from the WAL (and Kùzu's
+memory) into the database file, one timer per chat, harmless after eviction or close."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from core.embedding import HashEmbedder
+from core.service import Core, CoreConfig
+from core.store.pool import StorePool
+from ontology import Ontology
+
+
+def wal(pool: StorePool, chat: str) -> Path:
+    return pool.path(chat) / "graph.kz.wal"
+
+
+def make(tmp_path: Path, ontology: Ontology, idle: float, max_open: int = 8) -> Core:
+    emb = HashEmbedder()
+    pool = StorePool(
+        tmp_path, dim=emb.dim, model_name=emb.model_name, max_open=max_open, idle_checkpoint_s=idle
+    )
+    return Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+
+
+async def test_a_quiet_chat_is_checkpointed(tmp_path: Path, ontology: Ontology) -> None:
+    core = make(tmp_path, ontology, idle=0.2)
+    await core.remember("c", author="a", text="checkout depends on payments")
+    assert wal(core.pool, "c").exists()
+    assert await core.pool.run("c", lambda s: s.dirty)
+    for _ in range(50):
+        await asyncio.sleep(0.1)
+        if not wal(core.pool, "c").exists():
+            break
+    assert not wal(core.pool, "c").exists()
+    assert not await core.pool.run("c", lambda s: s.dirty)
+    await core.close()
+    again = make(tmp_path, ontology, idle=0.2)
+    assert [f.object for f in await again.facts("c")] == ["payments"]
+    await again.close()
+
+
+async def test_one_timer_per_chat_and_disabled_at_zero(tmp_path: Path, ontology: Ontology) -> None:
+    core = make(tmp_path / "a", ontology, idle=60)
+    for i in range(5):
+        await core.remember("c", author="a", text=f"s{i} depends on s{i + 1}")
+    await core.remember("d", author="a", text="x depends on y")
+    assert sorted(core.pool._idle) == ["c", "d"]  # re-armed, not piled up
+    await core.close()
+    assert not core.pool._idle
+    off = make(tmp_path / "b", ontology, idle=0)
+    await off.remember("c", author="a", text="checkout depends on payments")
+    assert not off.pool._idle
+    await off.close()
+
+
+async def test_timer_of_an_evicted_chat_is_harmless(tmp_path: Path, ontology: Ontology) -> None:
+    core = make(tmp_path, ontology, idle=0.1, max_open=1)
+    await core.remember("c", author="a", text="checkout depends on payments")
+    await core.remember("d", author="a", text="x depends on y")  # evicts c (closed, checkpointed)
+    await asyncio.sleep(0.4)
+    assert not wal(core.pool, "c").exists() and not wal(core.pool, "d").exists()
+    assert [f.object for f in await core.facts("c")] == ["payments"]
+    await core.close()
