@@ -187,6 +187,9 @@ class Core:
         }
 
     def _on_open(self, chat: str, store: ChatStore) -> None:
+        store.single_valued = frozenset(
+            p.name for p in self.ontology.predicates.values() if p.cardinality == "one"
+        )
         if store.model_mismatch is not None:
             log.warning(
                 "chat=%s was embedded with %s: re-embedding with %s",

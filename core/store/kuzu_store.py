@@ -257,6 +257,8 @@ class ChatStore:
         self.last_world = ""  # the world of the latest message (conversational continuity)
         self.last_message_ts: datetime | None = None
         self.last_trace_id: str | None = None
+        # predicates of cardinality one (the core sets them from the ontology on open)
+        self.single_valued: frozenset[str] = frozenset()
         self._model_name = model_name
         self.model_mismatch: tuple[str | None, str | None] | None = None
         self._check_model(model_name)
@@ -722,6 +724,7 @@ class ChatStore:
                 )
                 keep.aliases = aliases
                 self._exec("MATCH (x:Entity {id: $old}) DETACH DELETE x", {"old": old})
+            folded, closed = self._consolidate(sorted(set(unify.values())), now)
             if moved:
                 self._exec(
                     "MATCH (e:Entity) WHERE e.id IN $ids SET e.world = $d",
@@ -753,7 +756,74 @@ class ChatStore:
         if self.last_world == src:
             self.last_world = dst
         self.refresh_world_stats()
-        return {"unified": len(unify), "moved_entities": len(moved)}
+        return {
+            "unified": len(unify),
+            "moved_entities": len(moved),
+            "duplicates_folded": folded,
+            "superseded": closed,
+        }
+
+    def _consolidate(self, entity_ids: list[str], now: datetime) -> tuple[int, int]:
+        """After unification two worlds' copies of one fact hang off the same entities, and
+        a cardinality-one predicate may have two active values. Fold each duplicate into the
+        oldest copy (sources joined, confidences combined as a re-confirmation would) and
+        close all but the most recent value of a single-valued predicate, as a write would."""
+        if not entity_ids:
+            return 0, 0
+        rows: dict[str, list[Any]] = {}
+        for side in ("a", "b"):
+            for row in self._rows(
+                f"MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE {side}.id IN $ids "
+                "AND f.status = 'active' RETURN f.id, a.id, f.predicate, b.id, f.confidence, "
+                "f.valid_from, f.confirmed_at, f.sources",
+                {"ids": entity_ids},
+            ):
+                rows[row[0]] = row
+        copies: dict[tuple[str, str, str], list[list[Any]]] = {}
+        for row in sorted(rows.values(), key=lambda r: (_utc(r[5]) or now, r[0])):
+            copies.setdefault((row[1], row[2], row[3]), []).append(row)
+        folded = 0
+        live: list[list[Any]] = []
+        for group in copies.values():
+            keep, extra = group[0], group[1:]
+            live.append(keep)
+            if not extra:
+                continue
+            sources: dict[str, None] = {}
+            miss = 1.0
+            for row in group:
+                sources.update(dict.fromkeys(row[7] or []))
+                miss *= 1.0 - float(row[4])
+            confirmed = max(_utc(r[6]) or _utc(r[5]) or now for r in group)
+            self._exec(
+                "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c, "
+                "f.confirmed_at = $at, f.sources = $src",
+                {"id": keep[0], "c": 1.0 - miss, "at": _naive(confirmed), "src": list(sources)},
+            )
+            self._exec(
+                "MATCH ()-[f:FACT]->() WHERE f.id IN $ids DELETE f", {"ids": [r[0] for r in extra]}
+            )
+            folded += len(extra)
+        values: dict[tuple[str, str], list[list[Any]]] = {}
+        for row in live:
+            if row[2] in self.single_valued:
+                values.setdefault((row[1], row[2]), []).append(row)
+        closed = 0
+        for group in values.values():
+            if len(group) < 2:
+                continue
+            group.sort(key=lambda r: (_utc(r[6]) or _utc(r[5]) or now, r[0]))
+            newest = _utc(group[-1][6]) or _utc(group[-1][5]) or now
+            self._exec(
+                "MATCH ()-[f:FACT]->() WHERE f.id IN $ids SET f.status = $st, f.valid_to = $to",
+                {
+                    "ids": [r[0] for r in group[:-1]],
+                    "st": FactStatus.SUPERSEDED.value,
+                    "to": _naive(newest),
+                },
+            )
+            closed += len(group) - 1
+        return folded, closed
 
     def rename_world(self, world_id: str, topic: str) -> None:
         w = self.worlds.get(world_id)

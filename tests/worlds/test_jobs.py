@@ -165,3 +165,46 @@ def test_jobs_once_cli(tmp_path: Path) -> None:
     )
     assert "'merged': 0" in out.stdout
     assert "'removed_worlds': 0" in out.stdout
+
+
+async def test_merge_folds_duplicate_facts_and_closes_conflicting_single_values(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    clock = ManualClock()
+    core = adaptive_core(tmp_path / "d", use_embedder, ontology, clock, world_params=STRICT)
+    chat = "tg:fold"
+    try:
+        said = []
+        for text in (
+            "The chocolate cake uses flour and sugar",
+            "Ann reports to Bob",
+            "The chocolate cake uses flour and cocoa",
+            "Ann reports to Carol",
+        ):
+            said.append(await core.remember(chat, author="a", text=text))
+            clock.advance(minutes=30)
+        assert len({m.world for m in said}) == 4  # each its own world: two copies of each
+        report = await run_jobs_once(core, job_settings())
+        assert report["merged"] == 2
+
+        active = await core.facts(chat)
+        flour = [f for f in active if f.object == "flour"]
+        assert len(flour) == 1, [f.sentence() for f in active]  # one fact, both sources
+        assert sorted(flour[0].sources) == sorted([said[0].message_id, said[2].message_id])
+        stated = [f for m in (said[0], said[2]) for f in m.stored if f.object == "flour"]
+        assert flour[0].confidence > max(f.confidence for f in stated) or flour[0].confidence == 1
+        assert sorted(f.object for f in active if f.predicate == "USES") == [
+            "cocoa",
+            "flour",
+            "sugar",
+        ]
+        # REPORTS_TO is single-valued: the later statement stands, the earlier is history
+        boss = [f for f in active if f.predicate == "REPORTS_TO"]
+        assert [f.object for f in boss] == ["Carol"]
+        history = await core.facts(chat, history=True)
+        closed = [f for f in history if f.predicate == "REPORTS_TO" and f.object == "Bob"]
+        assert len(closed) == 1 and closed[0].valid_to is not None
+        answer = await core.ask(chat, "Who does Ann report to?")
+        assert "Carol" in answer.answer and ["Ann", "Carol"] in answer.paths
+    finally:
+        await core.close()
