@@ -247,6 +247,8 @@ class HandOff(BaseModel):
     taken_by_name: str | None = None
     taken_at: datetime | None = None
     closed_at: datetime | None = None
+    closed_by: str | None = None  # manager key
+    closed_by_name: str | None = None
     # target key ("telegram:501", "slack:C123") -> ids of the card messages sent there
     notified: dict[str, list[str]] = Field(default_factory=dict)
     stale: list[str] = Field(default_factory=list)  # "target|ref" cards whose edit failed
@@ -255,6 +257,11 @@ class HandOff(BaseModel):
 
 class TakeOutcome(BaseModel):
     result: Literal["taken", "already_taken", "closed", "not_found"]
+    handoff: HandOff | None = None
+
+
+class CloseOutcome(BaseModel):
+    result: Literal["closed", "already_closed", "not_found"]
     handoff: HandOff | None = None
 
 
@@ -308,7 +315,8 @@ def status_line(h: HandOff) -> str:
     if h.status == "taken":
         return f"Status: taken by {h.taken_by_name or h.taken_by}"
     if h.status == "closed":
-        return "Status: closed"
+        by = h.closed_by_name or h.closed_by
+        return "Status: closed" + (f" by {by}" if by else "")
     return "Status: open" + (f" (reminder {h.resends})" if h.resends else "")
 
 
@@ -612,23 +620,32 @@ class HandoffService:
         await self._refresh(handoff_id)
         return TakeOutcome(result="taken", handoff=await self.get(handoff_id))
 
-    async def close(self, handoff_id: str) -> HandOff | None:
+    async def close(
+        self, handoff_id: str, *, manager: str | None = None, name: str | None = None
+    ) -> CloseOutcome:
+        """Close a lead (done, or not a lead at all), open or taken; every card then says so
+        and loses its buttons. A new signal from the same client later starts a new lead."""
         async with self._lock:
             h = await self.get(handoff_id)
             if h is None:
-                return None
+                return CloseOutcome(result="not_found")
+            if h.status == "closed":
+                return CloseOutcome(result="already_closed", handoff=h)
             now = self.clock.now()
             h = h.model_copy(
                 update={
                     "status": "closed",
                     "closed_at": now,
+                    "closed_by": manager,
+                    "closed_by_name": name,
                     "updated_at": now,
                     "revision": h.revision + 1,
                 }
             )
             await self._io(self.store.save, h)
+        log.info("hand-off %s closed by %s", handoff_id, manager or "the system")
         await self._refresh(handoff_id)
-        return await self.get(handoff_id)
+        return CloseOutcome(result="closed", handoff=await self.get(handoff_id))
 
     # ---------------------------------------------------------------- delivery
     async def _deliver(self, handoff_id: str, targets: Sequence[str]) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -578,6 +578,37 @@ class Core:
             )
         # ---- end hand-off
         return reply
+
+    async def observe(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+        client: ClientInfo | None = None,
+    ) -> IngestResult:
+        """A message the bot overhears (a group message not addressed to it): remembered,
+        questions included, and buying interest in it still reaches the managers. The bot
+        says nothing in the chat, so there is no reply."""
+        result = await self.remember(chat, author=author, text=text, message_id=message_id, ts=ts)
+        if self.handoff is not None and not result.duplicate:
+            kind: Literal["remembered", "noted"] = (
+                "remembered" if result.stored or result.pending else "noted"
+            )
+            await self.handoff.after_message(
+                self,
+                chat,
+                Reply(kind=kind, text="", ingest=result),
+                author=author,
+                text=text,
+                message_id=result.message_id,
+                ts=ts,
+                lang=detect_language(text),
+                client=client,
+            )
+        return result
 
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
         question = self._check_text(question)

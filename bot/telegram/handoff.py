@@ -1,9 +1,11 @@
-"""Hand-off cards in Telegram (issue 8): the Notifier, the "Take" button and /leads.
+"""Hand-off cards in Telegram (issue 8): the Notifier, the Take and Close buttons, /leads and
+/close.
 
 Managers are the Telegram user ids in HANDOFF_TELEGRAM_MANAGER_IDS; each gets the card in their
 private chat with the bot (they must have pressed Start once, or Telegram refuses the message:
-the service then keeps retrying, see core/handoff.py). Only those ids may press Take or run
-/leads, and /leads answers only in a private chat, so a group never sees the list.
+the service then keeps retrying, see core/handoff.py). Only those ids may press the buttons or
+run /leads and /close, which answer only in a private chat, so a group never sees the list.
+An open card has Take and Close, a taken one Close, a closed one no buttons.
 """
 
 from __future__ import annotations
@@ -14,18 +16,41 @@ from typing import Any
 from aiogram import Bot, Router
 from aiogram.enums import ChatType
 from aiogram.exceptions import TelegramBadRequest
-from aiogram.filters import Command
+from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from bot.telegram.common import lang_of, send_long
 from bot.telegram.formatting import escape
-from core.handoff import ClientInfo, HandOff, HandoffService, render_card, render_leads
+from core.handoff import (
+    ClientInfo,
+    CloseOutcome,
+    HandOff,
+    HandoffService,
+    render_card,
+    render_leads,
+)
 
 CARD_LIMIT = 4000  # below Telegram's 4096, room for escaping differences
 
 _TEXTS: dict[str, dict[str, str]] = {
     "take": {"en": "Take", "pt": "Assumir", "ru": "Взять"},
+    "close": {"en": "Close", "pt": "Encerrar", "ru": "Закрыть"},
+    "closed_ok": {
+        "en": "Lead {id} closed.",
+        "pt": "Lead {id} encerrado.",
+        "ru": "Лид {id} закрыт.",
+    },
+    "already_closed": {
+        "en": "This lead is already closed.",
+        "pt": "Este lead já está encerrado.",
+        "ru": "Этот лид уже закрыт.",
+    },
+    "close_usage": {
+        "en": "Usage: /close <lead id> (the ids are in /leads).",
+        "pt": "Uso: /close <id do lead> (os ids estão em /leads).",
+        "ru": "Использование: /close <id лида> (id есть в /leads).",
+    },
     "taken_ok": {
         "en": "The lead is yours.",
         "pt": "O lead é seu.",
@@ -52,9 +77,9 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Извините, лиды доступны только менеджерам.",
     },
     "private_only": {
-        "en": "Please ask for /leads in a private chat with me.",
-        "pt": "Peça /leads num chat privado comigo, por favor.",
-        "ru": "Пожалуйста, запросите /leads в личном чате со мной.",
+        "en": "Please manage leads in a private chat with me.",
+        "pt": "Gerencie os leads num chat privado comigo, por favor.",
+        "ru": "Пожалуйста, работайте с лидами в личном чате со мной.",
     },
 }
 
@@ -65,6 +90,10 @@ def tt(key: str, lang: str, **values: object) -> str:
 
 
 class TakeCb(CallbackData, prefix="ho"):
+    id: str
+
+
+class CloseCb(CallbackData, prefix="hc"):
     id: str
 
 
@@ -86,14 +115,14 @@ def card_text(h: HandOff) -> str:
     return escape(text)
 
 
-def take_keyboard(h: HandOff) -> InlineKeyboardMarkup | None:
-    if h.status != "open":
-        return None  # editing without a keyboard removes the button
-    return InlineKeyboardMarkup(
-        inline_keyboard=[
-            [InlineKeyboardButton(text=tt("take", "en"), callback_data=TakeCb(id=h.id).pack())]
-        ]
-    )
+def card_keyboard(h: HandOff) -> InlineKeyboardMarkup | None:
+    if h.status == "closed":
+        return None  # editing without a keyboard removes the buttons
+    close = InlineKeyboardButton(text=tt("close", "en"), callback_data=CloseCb(id=h.id).pack())
+    if h.status == "taken":
+        return InlineKeyboardMarkup(inline_keyboard=[[close]])
+    take = InlineKeyboardButton(text=tt("take", "en"), callback_data=TakeCb(id=h.id).pack())
+    return InlineKeyboardMarkup(inline_keyboard=[[take, close]])
 
 
 class TelegramNotifier:
@@ -110,7 +139,7 @@ class TelegramNotifier:
 
     async def send(self, target: str, handoff: HandOff) -> str:
         sent = await self.bot.send_message(
-            chat_id=int(target), text=card_text(handoff), reply_markup=take_keyboard(handoff)
+            chat_id=int(target), text=card_text(handoff), reply_markup=card_keyboard(handoff)
         )
         return str(sent.message_id)
 
@@ -120,7 +149,7 @@ class TelegramNotifier:
                 chat_id=int(target),
                 message_id=int(ref),
                 text=card_text(handoff),
-                reply_markup=take_keyboard(handoff),
+                reply_markup=card_keyboard(handoff),
             )
         except TelegramBadRequest as exc:
             if "not modified" in exc.message:
@@ -153,24 +182,79 @@ async def on_take(
     await query.answer(text, show_alert=True)
 
 
+def close_reply(outcome: CloseOutcome, handoff_id: str, lang: str) -> str:
+    if outcome.result == "closed":
+        return tt("closed_ok", lang, id=handoff_id)
+    return tt(outcome.result, lang)
+
+
+async def on_close(
+    query: CallbackQuery,
+    callback_data: CloseCb,
+    handoff: HandoffService,
+    handoff_managers: frozenset[int],
+) -> None:
+    user = query.from_user
+    lang = lang_of(user)
+    if user.id not in handoff_managers:
+        await query.answer(tt("managers_only", lang), show_alert=True)
+        return
+    outcome = await handoff.close(
+        callback_data.id, manager=f"telegram:{user.id}", name=user.full_name
+    )
+    await query.answer(
+        close_reply(outcome, callback_data.id, lang), show_alert=outcome.result != "closed"
+    )
+
+
+async def _manager_in_private(message: Message, managers: frozenset[int]) -> bool:
+    lang = lang_of(message.from_user)
+    if message.from_user is None or message.from_user.id not in managers:
+        await send_long(message, tt("managers_only", lang))
+        return False
+    if message.chat.type != ChatType.PRIVATE:
+        await send_long(message, tt("private_only", lang))
+        return False
+    return True
+
+
 async def cmd_leads(
     message: Message, handoff: HandoffService, handoff_managers: frozenset[int]
 ) -> None:
+    if await _manager_in_private(message, handoff_managers):
+        await send_long(message, render_leads(await handoff.leads()))
+
+
+async def cmd_close(
+    message: Message,
+    command: CommandObject,
+    handoff: HandoffService,
+    handoff_managers: frozenset[int],
+) -> None:
+    if not await _manager_in_private(message, handoff_managers):
+        return
     lang = lang_of(message.from_user)
-    if message.from_user is None or message.from_user.id not in handoff_managers:
-        await send_long(message, tt("managers_only", lang))
+    handoff_id = (command.args or "").strip()
+    if not handoff_id or len(handoff_id) > 64 or " " in handoff_id:
+        await send_long(message, tt("close_usage", lang))
         return
-    if message.chat.type != ChatType.PRIVATE:
-        await send_long(message, tt("private_only", lang))
-        return
-    await send_long(message, render_leads(await handoff.leads()))
+    assert message.from_user is not None  # checked by _manager_in_private
+    outcome = await handoff.close(
+        handoff_id,
+        manager=f"telegram:{message.from_user.id}",
+        name=message.from_user.full_name,
+    )
+    await send_long(message, close_reply(outcome, handoff_id, lang))
 
 
 def make_router() -> Router:
-    """Registered before the free-text router, so /leads is not taken for an unknown command."""
+    """Registered before the free-text router, so /leads and /close are not taken for unknown
+    commands."""
     router = Router(name="handoff")
     router.callback_query.register(on_take, TakeCb.filter())
+    router.callback_query.register(on_close, CloseCb.filter())
     router.message.register(cmd_leads, Command("leads"))
+    router.message.register(cmd_close, Command("close"))
     return router
 
 

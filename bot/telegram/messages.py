@@ -41,13 +41,17 @@ async def on_text(message: Message, bot: Bot, core: Core, limiter: QuestionLimit
     text = message.text or ""
     chat = chat_key(message.chat.id)
     if is_group(message) and not await is_addressed(message, bot):
-        # Groups: everything said is memory, but the bot speaks only when spoken to.
-        await core.remember(
+        # Groups: everything said is memory (and buying interest still reaches the managers),
+        # but the bot speaks only when spoken to.
+        author = author_of(message)
+        client = {"client": client_of(message, author)} if getattr(core, "handoff", None) else {}
+        await core.observe(
             chat,
-            author=author_of(message),
+            author=author,
             text=text,
             message_id=str(message.message_id),
             ts=message.date,
+            **client,
         )
         return
     if is_group(message):

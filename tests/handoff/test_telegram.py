@@ -28,12 +28,21 @@ async def teach_company(telegram: TelegramFront) -> None:
     await telegram.say("Acme Corp is located in Lisbon.", lang="en")
 
 
-def take_data(call: object) -> str:
-    markup = call.params["reply_markup"]  # type: ignore[attr-defined]
+def buttons(call: object) -> dict[str, str]:
+    """The card's buttons, text -> callback data (none once closed)."""
+    markup = call.params.get("reply_markup")  # type: ignore[attr-defined]
+    if markup is None:
+        return {}
     (row,) = markup["inline_keyboard"]
-    (button,) = row
-    assert button["text"] == "Take"
-    return str(button["callback_data"])
+    return {b["text"]: str(b["callback_data"]) for b in row}
+
+
+def take_data(call: object) -> str:
+    return buttons(call)["Take"]
+
+
+def close_data(call: object) -> str:
+    return buttons(call)["Close"]
 
 
 async def test_interest_sends_one_card_per_manager_and_a_second_signal_updates_it(
@@ -60,6 +69,7 @@ async def test_interest_sends_one_card_per_manager_and_a_second_signal_updates_i
         assert INTEREST in text  # among the last messages
         assert "Status: open" in text
     assert take_data(card_a) == take_data(card_b)
+    assert list(buttons(card_a)) == ["Take", "Close"]
 
     # INTERESTED_IN (client -> product) is in the graph, sourced from the client's message
     facts = [f for f in await hcore.facts(CHAT, "Ana") if f.predicate == "INTERESTED_IN"]
@@ -103,7 +113,7 @@ async def test_first_manager_takes_the_lead_others_see_it_and_cannot_take_it(
         edit = by_chat[chat_id]
         assert int(edit.params["message_id"]) == card.result["message_id"]
         assert "Status: taken by Alice" in edit.visible_text
-        assert "reply_markup" not in edit.params  # the Take button is gone
+        assert list(buttons(edit)) == ["Close"]  # the Take button is gone
 
     tg_api.press_as(card_b, take_data(card_b), user_id=MANAGER_B, name="Bob")
     _, refused = await tg_api.wait_for("answerCallbackQuery", count=2)
@@ -201,3 +211,79 @@ def test_the_scheduler_runs_the_handoff_job(hcore: Core) -> None:
     job = scheduler.get_job("handoff")
     assert job is not None
     assert job.func is handoff_job
+
+
+async def test_a_manager_closes_a_lead_by_button_or_by_command(
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: FakeClock
+) -> None:
+    await telegram.start(hcore, [MANAGER_A, MANAGER_B])
+    await telegram.say(INTEREST)
+    (card_a,), (card_b,) = tg_api.cards(MANAGER_A), tg_api.cards(MANAGER_B)
+    assert hcore.handoff is not None
+    (lead,) = await hcore.handoff.leads()
+
+    tg_api.press_as(card_b, close_data(card_b), user_id=1, name="Ana")  # not a manager
+    (stranger,) = await tg_api.wait_for("answerCallbackQuery")
+    assert stranger.params["text"] == "Sorry, leads are for managers only."
+    assert (await hcore.handoff.leads())[0].status == "open"
+
+    tg_api.press_as(card_a, close_data(card_a), user_id=MANAGER_A, name="Alice")
+    _, closed = await tg_api.wait_for("answerCallbackQuery", count=2)
+    assert closed.params["text"] == f"Lead {lead.id} closed."
+    edits = await tg_api.wait_for("editMessageText", count=2)
+    assert {int(e.params["chat_id"]) for e in edits} == {MANAGER_A, MANAGER_B}
+    for edit in edits:
+        assert "Status: closed by Alice" in edit.visible_text
+        assert buttons(edit) == {}  # no buttons left
+
+    tg_api.press_as(card_b, close_data(card_b), user_id=MANAGER_B, name="Bob")  # a stale copy
+    *_, again = await tg_api.wait_for("answerCallbackQuery", count=3)
+    assert again.params["text"] == "This lead is already closed."
+    assert await hcore.handoff.leads() == []  # closed leads leave the list
+    (gone,) = await hcore.handoff.leads(include_closed=True)
+    assert (gone.status, gone.closed_by, gone.closed_by_name) == (
+        "closed",
+        "telegram:501",
+        "Alice",
+    )
+
+    # the same client shows interest again: a new lead, closed this time with /close
+    clock.advance(minutes=5)
+    await telegram.say("Quero comprar a licença anual, qual é o preço?")
+    (second,) = await hcore.handoff.leads()
+    assert second.id != lead.id
+    _, refused = await telegram.say(f"/close {second.id}", lang="en")
+    assert refused == "Sorry, leads are for managers only."
+    _, usage = await telegram.say("/close", user_id=MANAGER_B, lang="en")
+    assert usage.startswith("Usage: /close")
+    _, done = await telegram.say(f"/close {second.id}", user_id=MANAGER_B, lang="en")
+    assert done == f"Lead {second.id} closed."
+    _, twice = await telegram.say(f"/close {second.id}", user_id=MANAGER_B, lang="en")
+    assert twice == "This lead is already closed."
+    _, unknown = await telegram.say("/close h_nope", user_id=MANAGER_B, lang="en")
+    assert unknown == "This lead no longer exists."
+    assert await hcore.handoff.leads() == []
+
+
+async def test_interest_overheard_in_a_group_reaches_managers_silently(
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core
+) -> None:
+    await telegram.start(hcore, [MANAGER_A])
+    group = -1001
+    update = tg_api.message_update(
+        group, INTEREST, user_id=42, chat_type="supergroup", first_name="Rui", language_code="pt"
+    )
+    tg_api.push(update)
+    (card,) = [
+        c
+        for c in await tg_api.wait_for(
+            "sendMessage", lambda c: int(c.params["chat_id"]) == MANAGER_A
+        )
+        if "reply_markup" in c.params
+    ]
+    assert "Rui" in card.visible_text and "plano anual" in card.visible_text
+    assert "tg://user?id=42" in card.visible_text
+    await asyncio.sleep(0.2)
+    assert tg_api.texts(group) == []  # the bot was not addressed: it says nothing there
+    stats = await hcore.stats(f"telegram:{group}")
+    assert stats["messages"] == 1  # and the message is remembered

@@ -40,3 +40,7 @@ class StubCore:
     async def remember(self, chat: str, **kwargs: Any) -> Any:
         self.calls.append(("remember", chat, kwargs.get("text", "")))
         raise AssertionError("the stub core does not remember")
+
+    async def observe(self, chat: str, **kwargs: Any) -> Any:
+        self.calls.append(("observe", chat, kwargs.get("text", "")))
+        raise AssertionError("the stub core does not observe")

@@ -110,12 +110,12 @@ async def test_stop_lets_an_in_flight_answer_finish(
 async def test_a_failure_on_an_unaddressed_group_message_stays_quiet(
     bot_runner: BotRunner, fake_api: FakeBotAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
-    core = StubCore(reply_text="answered")  # its remember() raises
+    core = StubCore(reply_text="answered")  # its observe() raises
     await bot_runner.start(core)
     fake_api.send_text(-5, "just chatting", chat_type="group")
     fake_api.send_text(-5, "/help", chat_type="group")  # handled after the failure
     sent = await fake_api.wait_for("sendMessage")
     assert len(fake_api.of("sendMessage")) == 1  # the help, no apology
     assert "Commands:" in sent[0].visible_text
-    assert core.calls[0] == ("remember", "telegram:-5", "just chatting")
+    assert core.calls[0] == ("observe", "telegram:-5", "just chatting")
     assert any("-5" in r.getMessage() for r in caplog.records if r.name == "bot.telegram.errors")
