@@ -20,6 +20,7 @@ from bot.slack.commands import register_commands
 from bot.slack.common import chat_key, keyword_only
 from bot.slack.handoff import register_handoff
 from bot.slack.messages import register_messages
+from bot.slack.people import PeopleCache
 from bot.slack.texts import t
 from core.errors import CoreError, InvalidInput, NotFound
 from core.language import detect_language
@@ -122,11 +123,25 @@ def build_slack_app(
     )
     app = AsyncApp(name="graphmem-slack", client=web_client, signing_secret=secret)
     command = settings.command if settings.command.startswith("/") else f"/{settings.command}"
-    register_commands(app, core, command=command, progress_after=progress_after)
-    register_messages(app, core, command=command, progress_after=progress_after)
-    register_actions(app, core)
+    people = PeopleCache()  # names for hand-off cards, one cache for the app
     service = getattr(core, "handoff", None)
-    if service is not None and handoff is not None and handoff.slack_channel:  # issue 8
-        register_handoff(app, service, channel=handoff.slack_channel, client=web_client)
+    leads = handoff.slack_channel if service is not None and handoff is not None else None
+    extra = (  # issue 8: cards, buttons, /leads and `/kb close`
+        register_handoff(
+            app, service, channel=leads, client=web_client, people=people, command=command
+        )
+        if service is not None and leads
+        else {}
+    )
+    register_commands(app, core, command=command, progress_after=progress_after, extra=extra)
+    register_messages(
+        app,
+        core,
+        command=command,
+        progress_after=progress_after,
+        people=people,
+        unobserved=[leads] if leads else [],
+    )
+    register_actions(app, core)
     app.error(keyword_only(on_error))
     return app

@@ -1,22 +1,28 @@
 """Block Kit rendering. Pure functions from core values to Slack message payload parts.
 
 Slack limits (https://docs.slack.dev/reference/block-kit): a section or context text holds at
-most 3000 characters, a message at most 50 blocks, a context block at most 10 elements; longer
-content is cut rather than rejected by Slack with `invalid_blocks`.
+most 3000 characters, a message at most 50 blocks, a context block at most 10 elements; and
+chat.postMessage refuses blocks whose texts add up to more than about 12,000 characters
+(`msg_blocks_too_long`, undocumented; slackapi/bolt-js#2509 and #2867 saw it from 11,341).
+Nothing is cut: long text is split into several blocks at the largest boundary that fits, and
+blocks beyond one message's limits go into follow-up messages (`paginate`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from bot.slack.texts import t
 from core.models import Answer, PendingFact
 
 Block = dict[str, Any]
+Message = tuple[str, list[Block] | None]  # (text, blocks) of one chat message
 
 TEXT_LIMIT = 3000
 MAX_BLOCKS = 50
+MESSAGE_TEXT_BUDGET = 10_000  # block text per message, below the ~12,000 Slack refuses
 MAX_PATHS = 5  # more paths than this read as noise under an answer
 REVIEW_PAGE = 10  # each pending fact takes two blocks; stay far below the 50-block limit
 
@@ -25,42 +31,140 @@ ACTION_FORGET_CANCEL = "kb_forget_cancel"
 ACTION_REVIEW_APPROVE = "kb_review_approve"
 ACTION_REVIEW_REJECT = "kb_review_reject"
 
+# Where long text may be cut, coarsest first: paragraphs, lines, sentences, words. Only a run
+# with none of these (a 10,000-character URL) is cut hard. The whitespace at a cut is dropped.
+_BREAKS = (r"\n\s*\n", r"\n", r"(?<=[.!?…])\s+", r"\s+")  # not ";": entities end in one
+_ENTITY_MAX = 5  # "&amp;": a hard cut must not split the entities escape() writes
+
 
 def escape(text: str) -> str:
     """Escape the three characters Slack treats as markup in mrkdwn and message text."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _cut(text: str, limit: int = TEXT_LIMIT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def split_text(text: str, limit: int = TEXT_LIMIT) -> list[str]:
+    """`text` in pieces of at most `limit` characters, in order, cut where a reader would.
+
+    Blank pieces are left out (Slack refuses an empty text); nothing but whitespace at the cuts
+    is lost.
+    """
+    out: list[str] = []
+    _split(text, limit, _BREAKS, out)
+    return [piece for piece in out if piece.strip()]
+
+
+def _split(text: str, limit: int, breaks: tuple[str, ...], out: list[str]) -> None:
+    if len(text) <= limit:
+        out.append(text)
+        return
+    if not breaks:
+        out.extend(_hard_split(text, limit))
+        return
+    # with a capturing group re.split keeps the separators: part, sep, part, sep, ..., part
+    parts = re.split(f"({breaks[0]})", text)
+    current = ""
+    for i in range(0, len(parts), 2):
+        part, sep = parts[i], parts[i - 1] if i else ""
+        candidate = f"{current}{sep}{part}" if current else part
+        if len(candidate) <= limit:
+            current = candidate
+            continue
+        if current.strip():
+            out.append(current)
+        if len(part) <= limit:
+            current = part
+        else:
+            _split(part, limit, breaks[1:], out)
+            current = ""
+    if current.strip():
+        out.append(current)
+
+
+def _hard_split(text: str, limit: int) -> list[str]:
+    pieces: list[str] = []
+    while len(text) > limit:
+        cut = limit
+        amp = text.rfind("&", cut - _ENTITY_MAX + 1, cut)
+        if amp > 0 and ";" not in text[amp:cut]:  # an entity would straddle the cut
+            cut = amp
+        pieces.append(text[:cut])
+        text = text[cut:]
+    pieces.append(text)
+    return pieces
 
 
 def mrkdwn(text: str) -> dict[str, str]:
-    return {"type": "mrkdwn", "text": _cut(text)}
+    return {"type": "mrkdwn", "text": text}
 
 
 def section(text: str) -> Block:
+    """One section; `text` must fit (see `sections` for text of any length)."""
     return {"type": "section", "text": mrkdwn(text)}
 
 
 def context(*texts: str) -> Block:
-    return {"type": "context", "elements": [mrkdwn(x) for x in texts[:10]]}
+    """One context block of short texts side by side (see `notes` for long text)."""
+    return {"type": "context", "elements": [mrkdwn(x) for x in texts]}
 
 
 def sections(text: str) -> list[Block]:
-    """Already-escaped `text` as section blocks split on line breaks, within Slack's limits."""
-    chunks: list[str] = []
-    current = ""
-    for line in text.splitlines() or [""]:
-        candidate = f"{current}\n{line}" if current else line
-        if len(candidate) <= TEXT_LIMIT:
-            current = candidate
-            continue
-        if current:
-            chunks.append(current)
-        current = _cut(line)
-    chunks.append(current or " ")  # Slack rejects an empty section text
-    return [section(c) for c in chunks[: MAX_BLOCKS - 4]]  # room for preface, paths, trace
+    """Already-escaped `text` as as many section blocks as it needs, in order."""
+    return [section(piece) for piece in split_text(text)] or [section(" ")]
+
+
+def notes(text: str) -> list[Block]:
+    """Already-escaped `text` in small print (context blocks), as many as it needs."""
+    return [context(piece) for piece in split_text(text)]
+
+
+def _text_size(value: Any) -> int:
+    """Characters of text in a block, as Slack adds them up against a message's limit."""
+    if isinstance(value, dict):
+        return sum(
+            len(v) if k == "text" and isinstance(v, str) else _text_size(v)
+            for k, v in value.items()
+        )
+    if isinstance(value, list):
+        return sum(_text_size(v) for v in value)
+    return 0
+
+
+def _page_text(blocks: list[Block]) -> str:
+    """A page's own fallback text: what its sections and context blocks say."""
+    lines: list[str] = []
+    for block in blocks:
+        if block["type"] == "section":
+            lines.append(block["text"]["text"])
+        elif block["type"] == "context":
+            lines.extend(e["text"] for e in block["elements"] if "text" in e)
+    return "\n".join(lines)
+
+
+def paginate(text: str, blocks: list[Block], *, max_messages: int | None = None) -> list[Message]:
+    """The messages that carry `blocks` in order, each within Slack's per-message limits.
+
+    One message keeps `text` as its fallback; when more are needed each gets its own page's
+    text, so a notification shows what that message says. `max_messages` is for a response_url
+    (Slack takes five messages on one): the pages that do not fit go, in order, into a last
+    message of plain text, which Slack shows up to 40,000 characters.
+    """
+    pages: list[list[Block]] = [[]]
+    size = 0
+    for block in blocks:
+        n = _text_size(block)
+        if pages[-1] and (len(pages[-1]) >= MAX_BLOCKS or size + n > MESSAGE_TEXT_BUDGET):
+            pages.append([])
+            size = 0
+        pages[-1].append(block)
+        size += n
+    if len(pages) == 1:
+        return [(text, pages[0])]
+    messages: list[Message] = [(_page_text(page), page) for page in pages]
+    if max_messages is not None and len(messages) > max_messages:
+        keep = max(max_messages - 1, 0)
+        rest = "\n".join(page_text for page_text, _ in messages[keep:])
+        messages = [*messages[:keep], (rest, None)]
+    return messages
 
 
 def path_line(path: list[str]) -> str:
@@ -84,16 +188,14 @@ def answer_body(answer: Answer) -> str:
 
 def answer_blocks(answer: Answer, *, command: str, preface: str | None = None) -> list[Block]:
     """The answer, then the paths of facts it used (context), then how to ask why."""
-    blocks: list[Block] = []
-    if preface:
-        blocks.append(context(preface))
+    blocks = notes(preface) if preface else []
     blocks.extend(sections(escape(answer_body(answer))))
     label = t("path", answer.language)
     if paths := _paths(answer):
-        blocks.append(context("\n".join(f"*{label}:* {escape(p)}" for p in paths)))
+        blocks.extend(notes("\n".join(f"*{label}:* {escape(p)}" for p in paths)))
     if answer.trace_id:
         blocks.append(context(t("trace_hint", answer.language, trace=answer.trace_id, cmd=command)))
-    return blocks[:MAX_BLOCKS]
+    return blocks
 
 
 def answer_fallback(answer: Answer) -> str:
@@ -105,7 +207,7 @@ def answer_fallback(answer: Answer) -> str:
 
 def text_blocks(text: str, *, preface: str | None = None) -> list[Block]:
     """A core-rendered plain text (facts, worlds, trace, ingest result) as blocks."""
-    blocks = [context(preface)] if preface else []
+    blocks = notes(preface) if preface else []
     return blocks + sections(escape(text))
 
 
@@ -157,7 +259,7 @@ def forget_blocks(name: str | None, lang: str) -> list[Block]:
         else t("forget_confirm_entity", lang, name=escape(name))
     )
     return [
-        section(question),
+        *sections(question),
         {
             "type": "actions",
             "block_id": "kb_forget",
@@ -178,13 +280,13 @@ def review_blocks(
     pending: list[PendingFact], rendered: list[str], lang: str, *, note: str | None = None
 ) -> list[Block]:
     """One section and one approve/reject pair per pending fact (`rendered` is its text)."""
-    blocks: list[Block] = [context(note)] if note else []
+    blocks = notes(note) if note else []
     if not pending:
         return [*blocks, section(t("review_empty", lang))]
     blocks.append(section(t("review_header", lang)))
     for item, text in zip(pending[:REVIEW_PAGE], rendered, strict=False):
         value = review_value(item.id, lang)
-        blocks.append(section(escape(text)))
+        blocks.extend(sections(escape(text)))
         blocks.append(
             {
                 "type": "actions",

@@ -9,7 +9,7 @@ review buttons stay ephemeral, visible only to whoever asked.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.blocks import (
     REVIEW_PAGE,
@@ -27,7 +28,7 @@ from bot.slack.blocks import (
     review_blocks,
     text_blocks,
 )
-from bot.slack.common import chat_key, keyword_only, with_progress
+from bot.slack.common import chat_key, keyword_only, respond_in_pages, with_progress
 from bot.slack.texts import t
 from core.errors import NotFound
 from core.language import detect_language
@@ -48,13 +49,14 @@ class Invocation:
     lang: str
     command: str
     respond: AsyncRespond
+    client: AsyncWebClient
     progress_after: float
 
     async def private(self, text: str, blocks: list[dict[str, Any]] | None = None) -> None:
-        await self.respond(text=text, blocks=blocks, response_type="ephemeral")
+        await respond_in_pages(self.respond, text, blocks, response_type="ephemeral")
 
     async def public(self, text: str, blocks: list[dict[str, Any]]) -> None:
-        await self.respond(text=text, blocks=blocks, response_type="in_channel")
+        await respond_in_pages(self.respond, text, blocks, response_type="in_channel")
 
     async def slow(self, work: Awaitable[Any]) -> Any:
         """Run core work, telling the user (privately) when it takes a while."""
@@ -118,7 +120,8 @@ async def _forget(inv: Invocation) -> None:
         return
     name = None if inv.arg.lower() == "all" else inv.arg
     blocks = forget_blocks(name, inv.lang)
-    await inv.private(blocks[0]["text"]["text"], blocks)
+    question = "\n".join(b["text"]["text"] for b in blocks if b["type"] == "section")
+    await inv.private(question, blocks)
 
 
 async def review_message(
@@ -142,7 +145,9 @@ async def _help(inv: Invocation) -> None:
     await inv.private(t("help", inv.lang, cmd=inv.command))
 
 
-SUBCOMMANDS: dict[str, Callable[[Invocation], Awaitable[None]]] = {
+Subcommand = Callable[[Invocation], Awaitable[None]]
+
+SUBCOMMANDS: dict[str, Subcommand] = {
     "ask": _ask,
     "remember": _remember,
     "why": _why,
@@ -154,9 +159,25 @@ SUBCOMMANDS: dict[str, Callable[[Invocation], Awaitable[None]]] = {
 }
 
 
-def register_commands(app: AsyncApp, core: Core, *, command: str, progress_after: float) -> None:
+def register_commands(
+    app: AsyncApp,
+    core: Core,
+    *,
+    command: str,
+    progress_after: float,
+    extra: Mapping[str, Subcommand] | None = None,
+) -> None:
+    """The slash command; `extra` adds subcommands that exist only in some set-ups (hand-off's
+    `close`), left out of the help text."""
+    subcommands = {**SUBCOMMANDS, **(extra or {})}
+
     async def on_command(
-        *, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
+        *,
+        ack: AsyncAck,
+        command: dict[str, Any],
+        respond: AsyncRespond,
+        context: AsyncBoltContext,
+        client: AsyncWebClient,
     ) -> None:
         await ack()  # first, always: the 3-second deadline covers only this
         sub, _, rest = (command.get("text") or "").strip().partition(" ")
@@ -169,9 +190,10 @@ def register_commands(app: AsyncApp, core: Core, *, command: str, progress_after
             lang=detect_language(arg) if arg else "en",
             command=command_name,
             respond=respond,
+            client=client,
             progress_after=progress_after,
         )
-        handler = SUBCOMMANDS.get(sub.lower())
+        handler = subcommands.get(sub.lower())
         if handler is not None:
             await handler(inv)
         elif sub:

@@ -12,6 +12,9 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.context.respond.async_respond import AsyncRespond
+
+from bot.slack.blocks import Block, paginate
 
 log = logging.getLogger("bot.slack")
 
@@ -21,6 +24,8 @@ Listener = Callable[..., Awaitable[Any]]
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _CHANNEL_MENTION = re.compile(r"<#[CG][A-Z0-9]+\|([^>]*)>")
 _LINK = re.compile(r"<(?:mailto:)?([^>|]+)(?:\|([^>]*))?>")
+
+RESPONSE_URL_MESSAGES = 4  # Slack takes five per response_url; one may be the progress note
 
 
 def chat_key(context: AsyncBoltContext) -> str:
@@ -47,6 +52,13 @@ def plain_text(text: str, *, bot_user_id: str | None = None) -> str:
     text = _CHANNEL_MENTION.sub(r"#\1", text)
     text = _LINK.sub(lambda m: m.group(2) or m.group(1), text)
     return " ".join(html.unescape(text).split())
+
+
+def mentions(text: str, user_id: str | None) -> bool:
+    """Whether Slack message markup `text` mentions `user_id` (unknown: assume it does)."""
+    if not user_id:
+        return True
+    return re.search(rf"<@{re.escape(user_id)}(?:\|[^>]*)?>", text) is not None
 
 
 def message_time(ts: str | None) -> datetime | None:
@@ -76,6 +88,17 @@ async def with_progress(
     finally:
         if not task.done():  # we were cancelled: do not leave the work running unowned
             task.cancel()
+
+
+async def respond_in_pages(
+    respond: AsyncRespond, text: str, blocks: list[Block] | None, **options: Any
+) -> None:
+    """Answer through a response_url, in as many messages as Slack's limits need."""
+    if blocks is None:
+        await respond(text=text, **options)
+        return
+    for page_text, page in paginate(text, blocks, max_messages=RESPONSE_URL_MESSAGES):
+        await respond(text=page_text, blocks=page, **options)
 
 
 def keyword_only(func: Listener) -> Listener:

@@ -1,10 +1,14 @@
-"""Hand-off cards in Slack (issue 8): the Notifier, the "Take" button and the /leads command.
+"""Hand-off cards in Slack (issue 8): the Notifier, the Take and Close buttons, the /leads
+command and `/kb close <lead id>`.
+
+An open card has Take and Close, a taken one Close, a closed one no buttons.
 
 Cards go to one channel, HANDOFF_SLACK_CHANNEL (the managers' room). Who is a manager: the
 members of that channel, read with conversations.members (scopes channels:read / groups:read)
 and cached for a minute. Membership is the access list people already manage in Slack, so adding
 or removing a manager needs no redeploy, and whoever can see the cards can also act on them;
-anyone else pressing Take or running /leads is refused, privately.
+anyone else pressing a button, running /leads or closing a lead is refused, privately. People
+are shown by name (users.info, see people.py), falling back to their id.
 """
 
 from __future__ import annotations
@@ -20,54 +24,83 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.blocks import Block, button, context, escape, sections
-from bot.slack.common import keyword_only
+from bot.slack.common import keyword_only, respond_in_pages
+from bot.slack.people import PeopleCache, Person
 from core.handoff import ClientInfo, HandOff, render_card, render_leads
 
 if TYPE_CHECKING:
-    from core.handoff import HandoffService
+    from bot.slack.commands import Invocation, Subcommand
+    from core.handoff import CloseOutcome, HandoffService
 
 log = logging.getLogger("bot.slack")
 
 ACTION_TAKE = "handoff_take"
+ACTION_CLOSE = "handoff_close"
 LEADS_COMMAND = "/leads"
 MEMBERS_TTL_S = 60.0
 
 TEXTS = {
     "take": "Take",
+    "close": "Close",
     "taken_ok": "The lead is yours.",
     "already_taken": "Sorry, {name} already took this lead.",
     "closed": "This lead is closed.",
+    "closed_ok": "Lead {id} closed.",
+    "already_closed": "This lead is already closed.",
     "not_found": "This lead no longer exists.",
     "managers_only": "Sorry, leads are for managers only (members of the leads channel).",
+    "close_usage": "Say which lead: `{cmd} close <lead id>` (the ids are in /leads).",
+    "leads_hint": "Close a lead with `{cmd} close <lead id>`.",
 }
 
 
-def client_of(user: str, team: str | None, channel: str) -> ClientInfo:
+def client_of(
+    user: str, team: str | None, channel: str, person: Person | None = None
+) -> ClientInfo:
+    """The client for a card: their name when Slack told us (see people.py), else their id."""
     link = f"slack://channel?team={team}&id={channel}" if team else None
-    return ClientInfo(name=user, platform="slack", user_id=user, link=link)
+    if person is None:
+        return ClientInfo(name=user, platform="slack", user_id=user, link=link)
+    return ClientInfo(
+        name=person.name, platform="slack", user_id=user, username=person.handle, link=link
+    )
+
+
+def _who(key: str | None, name: str | None) -> str:
+    """A manager on a card: a mention for Slack people (Slack renders their current name)."""
+    if key and key.startswith("slack:"):
+        return f"<@{key.removeprefix('slack:')}>"
+    return escape(name or key or "?")
 
 
 def _owner(h: HandOff) -> str:
-    if h.taken_by and h.taken_by.startswith("slack:"):
-        return f"<@{h.taken_by.removeprefix('slack:')}>"
-    return escape(h.taken_by_name or h.taken_by or "?")
+    return _who(h.taken_by, h.taken_by_name)
+
+
+def _buttons(h: HandOff) -> list[dict[str, Any]]:
+    close = button(TEXTS["close"], ACTION_CLOSE, h.id)
+    if h.status == "open":
+        return [button(TEXTS["take"], ACTION_TAKE, h.id, "primary"), close]
+    return [close] if h.status == "taken" else []
 
 
 def card_blocks(h: HandOff) -> tuple[str, list[Block]]:
-    """(fallback text, blocks): the card, then Take while open or who took it."""
+    """(fallback text, blocks): the card, who took or closed it, and the buttons left."""
     text = escape(render_card(h))
     blocks = sections(text)
-    if h.status == "open":
-        blocks.append(
-            {
-                "type": "actions",
-                "block_id": f"handoff:{h.id}",
-                "elements": [button(TEXTS["take"], ACTION_TAKE, h.id, "primary")],
-            }
-        )
-    elif h.status == "taken":
+    if h.status == "taken":
         blocks.append(context(f"Taken by {_owner(h)}"))
+    elif h.status == "closed" and (h.closed_by or h.closed_by_name):
+        blocks.append(context(f"Closed by {_who(h.closed_by, h.closed_by_name)}"))
+    if elements := _buttons(h):
+        blocks.append({"type": "actions", "block_id": f"handoff:{h.id}", "elements": elements})
     return text, blocks
+
+
+def close_reply(outcome: CloseOutcome, handoff_id: str) -> str:
+    if outcome.result == "closed":
+        return TEXTS["closed_ok"].format(id=handoff_id)
+    return TEXTS[outcome.result]
 
 
 class SlackNotifier:
@@ -137,8 +170,16 @@ class ChannelManagers:
 
 
 def register_handoff(
-    app: AsyncApp, service: HandoffService, *, channel: str, client: AsyncWebClient
-) -> SlackNotifier:
+    app: AsyncApp,
+    service: HandoffService,
+    *,
+    channel: str,
+    client: AsyncWebClient,
+    people: PeopleCache,
+    command: str,
+) -> dict[str, Subcommand]:
+    """Cards, buttons and /leads; returns the subcommands to add to `command` (close)."""
+    command_name = command  # on_leads' own `command` parameter is Bolt's payload
     notifier = SlackNotifier(client, channel)
     managers = ChannelManagers(client, channel)
     service.add_notifier(notifier)
@@ -146,15 +187,25 @@ def register_handoff(
     async def private(respond: AsyncRespond, text: str) -> None:
         await respond(text=text, response_type="ephemeral", replace_original=False)
 
+    async def presser(body: dict[str, Any], client: AsyncWebClient) -> tuple[str, str]:
+        """(user id, name) of whoever pressed a button."""
+        user = body["user"]["id"]
+        fallback = body["user"].get("name") or body["user"].get("username")
+        return user, await people.name(client, user, fallback=fallback)
+
     async def on_take(
-        *, ack: AsyncAck, action: dict[str, Any], body: dict[str, Any], respond: AsyncRespond
+        *,
+        ack: AsyncAck,
+        action: dict[str, Any],
+        body: dict[str, Any],
+        respond: AsyncRespond,
+        client: AsyncWebClient,
     ) -> None:
         await ack()
-        user = body["user"]["id"]
-        if not await managers.is_manager(user):
+        if not await managers.is_manager(body["user"]["id"]):
             await private(respond, TEXTS["managers_only"])
             return
-        name = body["user"].get("name") or body["user"].get("username") or user
+        user, name = await presser(body, client)
         outcome = await service.take(str(action.get("value")), manager=f"slack:{user}", name=name)
         if outcome.result == "taken":  # every card (this one included) now says who took it
             await private(respond, TEXTS["taken_ok"])
@@ -165,14 +216,46 @@ def register_handoff(
         else:
             await private(respond, TEXTS[outcome.result])
 
+    async def on_close(
+        *,
+        ack: AsyncAck,
+        action: dict[str, Any],
+        body: dict[str, Any],
+        respond: AsyncRespond,
+        client: AsyncWebClient,
+    ) -> None:
+        await ack()
+        if not await managers.is_manager(body["user"]["id"]):
+            await private(respond, TEXTS["managers_only"])
+            return
+        user, name = await presser(body, client)
+        handoff_id = str(action.get("value"))
+        outcome = await service.close(handoff_id, manager=f"slack:{user}", name=name)
+        await private(respond, close_reply(outcome, handoff_id))  # the cards show it too
+
+    async def close_command(inv: Invocation) -> None:
+        """`/kb close <lead id>`: for a lead whose card is out of sight."""
+        if not await managers.is_manager(inv.user):
+            await inv.private(TEXTS["managers_only"])
+            return
+        handoff_id = inv.arg
+        if not handoff_id or len(handoff_id) > 64 or " " in handoff_id:
+            await inv.private(TEXTS["close_usage"].format(cmd=inv.command))
+            return
+        name = await people.name(inv.client, inv.user)
+        outcome = await service.close(handoff_id, manager=f"slack:{inv.user}", name=name)
+        await inv.private(escape(close_reply(outcome, handoff_id)))
+
     async def on_leads(*, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
         await ack()
         if not await managers.is_manager(command["user_id"]):
             await private(respond, TEXTS["managers_only"])
             return
         text = escape(render_leads(await service.leads()))
-        await respond(text=text, blocks=sections(text), response_type="ephemeral")
+        blocks = [*sections(text), context(TEXTS["leads_hint"].format(cmd=command_name))]
+        await respond_in_pages(respond, text, blocks, response_type="ephemeral")
 
     app.action(ACTION_TAKE)(keyword_only(on_take))
+    app.action(ACTION_CLOSE)(keyword_only(on_close))
     app.command(LEADS_COMMAND)(keyword_only(on_leads))
-    return notifier
+    return {"close": close_command}

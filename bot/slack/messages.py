@@ -1,27 +1,48 @@
-"""Free-form conversation: @-mentions in channels and messages in DMs.
+"""Free-form conversation: @-mentions in channels, messages in DMs, and what channels say.
 
 Statements are remembered and questions answered by the core (handle_message decides which).
 Replies go in the thread of the message that asked, so a busy channel stays readable; a thread
-still belongs to its channel's chat. Bolt acknowledges events before these listeners run.
+still belongs to its channel's chat. A reply too long for one Slack message continues in
+follow-up messages in the same thread. Bolt acknowledges events before these listeners run.
+
+Channel messages that do not mention the bot are overheard: remembered like everything said in
+a Telegram group (and buying interest in them still reaches the managers), with nothing said
+in the channel. Messages that mention the bot also arrive as app_mention and are answered there.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.blocks import answer_blocks, answer_fallback, escape, sections
-from bot.slack.common import chat_key, keyword_only, message_time, plain_text, with_progress
+from bot.slack.blocks import answer_blocks, answer_fallback, escape, paginate, sections
+from bot.slack.common import (
+    chat_key,
+    keyword_only,
+    mentions,
+    message_time,
+    plain_text,
+    with_progress,
+)
 from bot.slack.handoff import client_of
+from bot.slack.people import PeopleCache
 from bot.slack.texts import t
+from core.errors import CoreError
 from core.language import detect_language
 
 if TYPE_CHECKING:
+    from core.handoff import ClientInfo
     from core.models import Reply
     from core.service import Core
+
+log = logging.getLogger("bot.slack")
+
+OVERHEARD_CHANNEL_TYPES = ("channel", "group")  # public and private channels
 
 
 def reply_content(reply: Reply, *, command: str) -> tuple[str, list[dict[str, Any]]]:
@@ -31,7 +52,27 @@ def reply_content(reply: Reply, *, command: str) -> tuple[str, list[dict[str, An
     return escape(reply.text), sections(escape(reply.text))
 
 
-def register_messages(app: AsyncApp, core: Core, *, command: str, progress_after: float) -> None:
+def register_messages(
+    app: AsyncApp,
+    core: Core,
+    *,
+    command: str,
+    progress_after: float,
+    people: PeopleCache,
+    unobserved: Collection[str] = (),
+) -> None:
+    """`unobserved`: channel ids whose unaddressed messages are not remembered (the managers'
+    leads channel: their talk about a client's price is not a client's buying interest)."""
+
+    async def client_info(
+        author: str, context: AsyncBoltContext, client: AsyncWebClient, channel: str
+    ) -> dict[str, ClientInfo]:
+        # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
+        if not getattr(core, "handoff", None):
+            return {}
+        person = await people.lookup(client, author)
+        return {"client": client_of(author, context.team_id, channel, person)}
+
     async def converse(
         event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
@@ -54,12 +95,7 @@ def register_messages(app: AsyncApp, core: Core, *, command: str, progress_after
             placeholder = working.get("ts")
 
         author = event.get("user") or "unknown"
-        # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
-        extra = (
-            {"client": client_of(author, context.team_id, channel)}
-            if getattr(core, "handoff", None)
-            else {}
-        )
+        extra = await client_info(author, context, client, channel)
         reply = await with_progress(
             core.handle_message(
                 chat_key(context),
@@ -75,13 +111,39 @@ def register_messages(app: AsyncApp, core: Core, *, command: str, progress_after
         )
         if reply.ingest is not None and reply.ingest.duplicate and placeholder is None:
             return  # a redelivered event (Slack retries): the first delivery already answered
-        fallback, blocks = reply_content(reply, command=command)
-        if placeholder is not None:  # turn "working on it" into the answer, in place
-            await client.chat_update(channel=channel, ts=placeholder, text=fallback, blocks=blocks)
-        else:
-            await client.chat_postMessage(
-                channel=channel, thread_ts=thread_ts, text=fallback, blocks=blocks
+        for n, (fallback, blocks) in enumerate(paginate(*reply_content(reply, command=command))):
+            if n == 0 and placeholder is not None:  # "working on it" becomes the answer, in place
+                await client.chat_update(
+                    channel=channel, ts=placeholder, text=fallback, blocks=blocks
+                )
+            else:
+                await client.chat_postMessage(
+                    channel=channel, thread_ts=thread_ts, text=fallback, blocks=blocks
+                )
+
+    async def overhear(
+        event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
+    ) -> None:
+        """Remember a channel message nobody addressed to the bot; never answer it."""
+        text = plain_text(event.get("text") or "", bot_user_id=context.bot_user_id)
+        if not text:
+            return
+        chat = chat_key(context)
+        author = event.get("user") or "unknown"
+        try:
+            extra = await client_info(author, context, client, event["channel"])
+            await core.observe(
+                chat,
+                author=author,
+                text=text,
+                message_id=event["ts"],
+                ts=message_time(event["ts"]),
+                **extra,
             )
+        except CoreError as exc:  # e.g. too long to remember: nobody asked, so nobody is told
+            log.info("slack overheard message in %s not remembered: %s", chat, type(exc).__name__)
+        except Exception:  # the error handler would apologise in a channel that asked nothing
+            log.exception("slack overheard message in %s failed", chat)
 
     async def on_mention(
         *, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -93,11 +155,19 @@ def register_messages(app: AsyncApp, core: Core, *, command: str, progress_after
     async def on_message(
         *, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
-        # Only people's own new messages in DMs: channel messages arrive as app_mention, and
-        # edits, deletions, joins and other bots' posts (subtype / bot_id) are not content.
-        if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
+        # People's own new messages only: edits, deletions, joins and bots' posts (subtype /
+        # bot_id) are not content.
+        if event.get("subtype") or event.get("bot_id") or event.get("user") == context.bot_user_id:
             return
-        await converse(event, context, client)
+        kind = event.get("channel_type")
+        if kind == "im":
+            await converse(event, context, client)
+        elif (
+            kind in OVERHEARD_CHANNEL_TYPES
+            and event.get("channel") not in unobserved
+            and not mentions(event.get("text") or "", context.bot_user_id)
+        ):
+            await overhear(event, context, client)
 
     app.event("app_mention")(keyword_only(on_mention))
     app.event("message")(keyword_only(on_message))

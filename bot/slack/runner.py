@@ -52,8 +52,9 @@ async def run_slack(
     try:
         await _serve(app, settings, stop)
     finally:
-        if getattr(core, "handoff", None) is not None:  # issue 8: no cards once Slack is down
-            core.handoff.remove_notifier("slack")
+        service = getattr(core, "handoff", None)
+        if service is not None:  # issue 8: no cards once Slack is down
+            service.remove_notifier("slack")
 
 
 async def _serve(app: AsyncApp, settings: SlackSettings, stop: asyncio.Event) -> None:

@@ -36,6 +36,7 @@ class ApiCall:
 @dataclass
 class FakeSlack:
     calls: list[ApiCall] = field(default_factory=list)
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)  # users.info: id -> user
     responses: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (key, body)
     envelopes: list[dict[str, Any]] = field(default_factory=list)  # pushed after "hello"
     socket_received: list[dict[str, Any]] = field(default_factory=list)
@@ -51,6 +52,7 @@ class FakeSlack:
     async def start(self) -> FakeSlack:
         app = web.Application()
         app.router.add_post("/api/{method}", self._api)
+        app.router.add_get("/api/{method}", self._api)  # slack_sdk reads some methods by GET
         app.router.add_post("/response/{key}", self._response_url)
         app.router.add_get("/ws", self._websocket)
         # a short shutdown timeout: the default 60 s stalls cleanup on open keep-alives
@@ -77,6 +79,11 @@ class FakeSlack:
 
     # -- test controls
 
+    def add_user(self, user_id: str, real_name: str, display_name: str = "") -> None:
+        """Someone users.info knows (anyone else is user_not_found)."""
+        profile = {"real_name": real_name, "display_name": display_name}
+        self.users[user_id] = {"id": user_id, "name": user_id.lower(), "profile": profile}
+
     def fail_next(self, method: str, status: int = 429) -> None:
         """Answer the next call of `method` with `status` (429 with Retry-After: 0)."""
         self._fail.setdefault(method, []).append(status)
@@ -102,8 +109,10 @@ class FakeSlack:
 
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
-        if request.content_type == "application/json":
-            params: dict[str, Any] = await request.json()
+        if request.method == "GET":
+            params: dict[str, Any] = dict(request.query)
+        elif request.content_type == "application/json":
+            params = await request.json()
         else:
             params = dict(await request.post())
         self.calls.append(ApiCall(method, params, request.headers.get("Authorization", "")))
@@ -135,6 +144,9 @@ class FakeSlack:
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts")}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": ts}
+        if method == "users.info":
+            user = self.users.get(str(params.get("user")))
+            return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
         if method == "apps.connections.open":
             return {"ok": True, "url": f"ws://{self.url.removeprefix('http://')}/ws"}
         return {"ok": False, "error": "unknown_method"}

@@ -105,20 +105,25 @@ async def test_direct_messages_are_their_own_chat(slack: SlackHttp, fake_slack: 
     assert "encryption" not in all_text(elsewhere)
 
 
-async def test_edits_bots_and_channel_messages_are_ignored(
-    slack: SlackHttp, fake_slack: FakeSlack
+async def test_edits_and_bots_are_ignored(
+    slack: SlackHttp, fake_slack: FakeSlack, core: Any
 ) -> None:
     events = Events()
+    channel = {"channel_type": "channel", "channel": "C1"}
     ignored = [
         events.dm("checkout depends on payments", subtype="message_changed"),
         events.dm("checkout depends on payments", bot_id="B2"),
-        {**events.dm("checkout depends on payments"), "channel_type": "channel", "channel": "C1"},
+        {**events.dm("checkout depends on payments", subtype="message_changed"), **channel},
+        {**events.dm("checkout depends on payments", bot_id="B2"), **channel},
+        {**events.dm("checkout depends on payments", user=BOT_USER_ID), **channel},
     ]
     for event in ignored:
         assert await slack.event(event) == 200
     marker = events.dm("hello there")  # processed after the ignored ones
     await send(slack, fake_slack, marker)
     assert [p["thread_ts"] for p in fake_slack.api("chat.postMessage")] == [marker["ts"]]
+    assert (await core.stats("slack:T1:C1"))["messages"] == 0
+    assert (await core.stats("slack:T1:D1"))["messages"] == 1  # the marker only
 
 
 async def test_bare_mention_gets_a_hint(slack: SlackHttp, fake_slack: FakeSlack) -> None:

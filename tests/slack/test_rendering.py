@@ -10,13 +10,17 @@ from slack_bolt.util.utils import get_arg_names_of_callable
 
 from bot.slack.blocks import (
     MAX_BLOCKS,
+    MESSAGE_TEXT_BUDGET,
     TEXT_LIMIT,
+    Block,
     answer_blocks,
     answer_fallback,
     escape,
     forget_value,
+    paginate,
     parse_forget_value,
     sections,
+    split_text,
 )
 from bot.slack.common import keyword_only, plain_text
 from core.models import Answer
@@ -34,12 +38,77 @@ def test_escape_only_the_three_markup_characters() -> None:
     assert escape("a < b & c > d *e*") == "a &lt; b &amp; c &gt; d *e*"
 
 
-def test_long_text_stays_within_block_kit_limits() -> None:
-    blocks = sections("\n".join("x" * 500 for _ in range(1000)))
-    assert len(blocks) <= MAX_BLOCKS
-    assert all(len(b["text"]["text"]) <= TEXT_LIMIT for b in blocks)
-    (one,) = sections("y" * 10_000)  # a single over-long line is cut, not rejected by Slack
-    assert len(one["text"]["text"]) == TEXT_LIMIT
+def long_line(n: int = 10_000) -> str:
+    """One line of sentences, `n` characters long, with markup to escape on the way."""
+    sentences = (f"Sentence {i} says R&D <owns> checkout." for i in range(n))
+    return " ".join(sentences)[:n].rstrip()
+
+
+def section_texts(blocks: list[Block]) -> list[str]:
+    return [b["text"]["text"] for b in blocks if b["type"] == "section"]
+
+
+def test_a_long_line_is_split_at_sentences_losing_nothing() -> None:
+    text = escape(long_line())
+    blocks = sections(text)
+    pieces = section_texts(blocks)
+    assert len(pieces) >= 4
+    assert all(len(p) <= TEXT_LIMIT for p in pieces)
+    assert all(p.endswith(".") for p in pieces[:-1])  # cut after a sentence, not inside one
+    assert " ".join(pieces) == text
+
+
+def test_many_lines_are_split_between_lines() -> None:
+    lines = [f"• line {i:04d}: " + "x" * 480 for i in range(1000)]
+    pieces = split_text("\n".join(lines))
+    assert all(len(p) <= TEXT_LIMIT for p in pieces)
+    assert "\n".join(pieces).split("\n") == lines
+
+
+def test_an_unbroken_run_is_cut_hard_but_never_inside_an_entity() -> None:
+    run = "y" * 10_000
+    assert "".join(split_text(run)) == run
+    assert [len(p) for p in split_text(run)] == [3000, 3000, 3000, 1000]
+    escaped = escape("y" * 2998 + "&" + "z" * 5000)  # "&amp;" would straddle the cut at 3000
+    pieces = split_text(escaped)
+    assert pieces[0] == "y" * 2998
+    assert pieces[1].startswith("&amp;")
+    assert "".join(pieces) == escaped
+
+
+def test_pages_keep_every_block_in_order_within_the_message_limits() -> None:
+    blocks = sections("\n".join(f"line {i} " + "x" * 490 for i in range(1000)))
+    pages = paginate("fallback", blocks)
+    assert len(pages) > 1
+    for text, page in pages:
+        assert page is not None
+        assert len(page) <= MAX_BLOCKS
+        assert sum(len(t) for t in section_texts(page)) <= MESSAGE_TEXT_BUDGET
+        assert text == "\n".join(section_texts(page))  # each message's own fallback
+    assert [b for _, page in pages for b in page or []] == blocks
+    small = sections("short")
+    assert paginate("fallback", small) == [("fallback", small)]
+
+
+def test_pages_beyond_a_response_urls_five_messages_end_as_plain_text() -> None:
+    blocks = sections("\n".join(f"line {i} " + "x" * 490 for i in range(200)))
+    everything = "\n".join(section_texts(blocks))
+    pages = paginate("fallback", blocks, max_messages=4)
+    assert len(pages) == 4
+    *with_blocks, (rest, no_blocks) = pages
+    assert all(page for _, page in with_blocks)
+    assert no_blocks is None
+    assert "\n".join([*(t for t, _ in with_blocks), rest]) == everything
+
+
+def test_answer_blocks_keep_a_long_preface_and_answer() -> None:
+    question = long_line(5000)
+    answer = Answer(answer=long_line(), paths=[PATH], trace_id="t_1")
+    blocks = answer_blocks(answer, command="/kb", preface=escape(question))
+    notes = [e["text"] for b in blocks if b["type"] == "context" for e in b["elements"]]
+    assert all(len(x) <= TEXT_LIMIT for x in [*notes, *section_texts(blocks)])
+    assert " ".join(notes).startswith(escape(question))
+    assert " ".join(section_texts(blocks)) == escape(long_line())
 
 
 def test_answer_path_moves_to_a_context_block() -> None:
