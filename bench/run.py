@@ -133,8 +133,8 @@ async def bench_memory(chats: int, messages: int, max_open: int) -> None:
     await core.close()
 
 
-async def bench_concurrency(embedder, chats: int, per_chat: int) -> None:  # type: ignore[no-untyped-def]
-    core = make_core(Path(tempfile.mkdtemp()), embedder, max_open=64)
+async def bench_concurrency(embedder, chats: int, per_chat: int, max_open: int = 64) -> None:  # type: ignore[no-untyped-def]
+    core = make_core(Path(tempfile.mkdtemp()), embedder, max_open=max_open)
     errors: list[BaseException] = []
 
     async def talk(c: int) -> None:
@@ -158,8 +158,9 @@ async def bench_concurrency(embedder, chats: int, per_chat: int) -> None:  # typ
     await core.close()
     ops = chats * per_chat
     print(
-        f"concurrency: {chats} chats x {per_chat} ops in {wall:.1f} s = {ops / wall:.0f} ops/s; "
-        f"errors {len(errors)}; chats with wrong counts {wrong}"
+        f"concurrency: {chats} chats x {per_chat} ops, at most {max_open} open, in {wall:.1f} s "
+        f"= {ops / wall:.0f} ops/s; RSS {rss_mb():.0f} MB; errors {len(errors)}; "
+        f"chats with wrong counts {wrong}"
     )
 
 
@@ -189,6 +190,9 @@ async def main() -> None:
             [sys.executable, "-m", "bench.run", "--memory-only", str(max_open)],
             check=True,
         )
+    # the default LRU under a burst of more busy chats than it holds, against all of them open
+    for max_open in (4, 64):
+        await bench_concurrency(embedder, 20, 40, max_open)
     await bench_concurrency(embedder, 10 if args.quick else 50, 40 if args.quick else 200)
 
 

@@ -149,6 +149,7 @@ def build_core(
         dim=embedder.dim,
         model_name=embedder.model_name,
         max_open=settings.storage.max_open_chats,
+        max_cached=settings.storage.max_cached_chats,
         buffer_pool_mb=settings.storage.buffer_pool_mb,
         idle_checkpoint_s=settings.storage.idle_checkpoint_seconds,
     )

@@ -22,8 +22,10 @@ class StorageSettings(BaseSettings):
 
     data_dir: Path = Path("./data")
     ontology_path: Path | None = None  # default: the packaged ontology/llms.txt
-    # open Kùzu databases kept in the LRU: ~45 MB RSS each, ~20-40 ms to reopen a small chat
+    # open Kùzu database handles (LRU): ~20-45 MB RSS each, ~7 ms to re-open
     max_open_chats: int = Field(default=4, ge=1)
+    # chats whose in-memory indexes are kept (LRU); beyond it a chat is reloaded from disk
+    max_cached_chats: int = Field(default=256, ge=1)
     buffer_pool_mb: int = Field(default=256, ge=32)  # per open chat database
     idle_checkpoint_seconds: float = Field(default=2.0, ge=0)  # 0: only every 200 writes
     log_level: str = "INFO"

@@ -1,7 +1,13 @@
-"""Per-chat stores: one lock per chat, an LRU of open databases, chat keys mapped to directories.
+"""Per-chat stores: one lock per chat, two LRUs, chat keys mapped to directories.
 
 Every operation on a chat runs in a worker thread while holding that chat's lock, so a chat's
 reads and writes never race (Kùzu allows one writer) while different chats run in parallel.
+
+Two bounds, because a chat has two parts with different costs (measured, kuzu 0.11.3): its
+database handle costs ~20-45 MB and re-opens in ~7 ms whatever the chat's size; its in-memory
+indexes (vectors, words, entity maps) are small for most chats and take seconds to rebuild for
+big ones. `max_open` bounds the handles (the least recently used is detached: checkpointed and
+closed, indexes kept); `max_cached` bounds the chats kept in memory at all.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ class StorePool:
         dim: int,
         model_name: str,
         max_open: int = 4,
+        max_cached: int = 256,
         buffer_pool_mb: int = 256,
         idle_checkpoint_s: float = 2.0,
     ) -> None:
@@ -46,11 +53,13 @@ class StorePool:
         self.dim = dim
         self.model_name = model_name
         self.max_open = max_open
+        self.max_cached = max(max_cached, max_open)
         self.buffer_pool_mb = buffer_pool_mb
         self.idle_checkpoint_s = idle_checkpoint_s
         self._idle: dict[str, asyncio.TimerHandle] = {}
         self._background: set[asyncio.Task[None]] = set()
-        self._open: OrderedDict[str, ChatStore] = OrderedDict()
+        self._open: OrderedDict[str, ChatStore] = OrderedDict()  # cached chats, LRU
+        self._attached: OrderedDict[str, None] = OrderedDict()  # chats with an open handle, LRU
         self._locks: dict[str, asyncio.Lock] = {}
         self.on_open: Callable[[str, ChatStore], None] | None = None
 
@@ -79,6 +88,7 @@ class StorePool:
         store = self._open.get(chat)
         if store is not None:
             self._open.move_to_end(chat)
+            store.attach()
             return store
         path = self.path(chat)
         store = ChatStore(
@@ -93,15 +103,30 @@ class StorePool:
         return store
 
     async def _evict(self) -> None:
-        """Close least-recently-used stores beyond max_open, each under its own lock, so a
-        chat is never reopened while its old handle is still closing."""
-        for chat in list(self._open):
-            if len(self._open) <= self.max_open:
-                return
+        """Detach the least recently used handles beyond max_open, then drop the least
+        recently used chats beyond max_cached, each under its chat's lock, so a chat is never
+        used while its handle is closing. A chat in use is skipped (it is recent anyway)."""
+        for chat in list(self._attached):
+            if len(self._attached) <= self.max_open:
+                break
             lock = self._lock(chat)
             if lock.locked():
                 continue
             async with lock:
+                if chat in list(self._attached)[-self.max_open :]:
+                    continue  # used again while we waited
+                self._attached.pop(chat, None)
+                store = self._open.get(chat)
+                if store is not None:
+                    await asyncio.to_thread(store.detach)
+        for chat in list(self._open):
+            if len(self._open) <= self.max_cached:
+                break
+            lock = self._lock(chat)
+            if lock.locked():
+                continue
+            async with lock:
+                self._attached.pop(chat, None)
                 store = self._open.pop(chat, None)
                 if store is not None:
                     await asyncio.to_thread(store.close)
@@ -112,12 +137,18 @@ class StorePool:
             raise InvalidInput("bad chat key")
         async with self._lock(chat):
             store = await asyncio.to_thread(self._open_store, chat)
+            self._attached[chat] = None
+            self._attached.move_to_end(chat)
             result = await asyncio.to_thread(fn, store)
             if store.dirty:
                 self._checkpoint_when_idle(chat)
-        if len(self._open) > self.max_open:
+        if len(self._attached) > self.max_open or len(self._open) > self.max_cached:
             await self._evict()
         return result
+
+    @property
+    def attached(self) -> int:
+        return len(self._attached)
 
     def _checkpoint_when_idle(self, chat: str) -> None:
         """Checkpoint a chat once it has been quiet for idle_checkpoint_s. Kùzu holds a
@@ -153,6 +184,7 @@ class StorePool:
 
     async def delete(self, chat: str) -> None:
         async with self._lock(chat):
+            self._attached.pop(chat, None)
             store = self._open.pop(chat, None)
             if store is not None:
                 await asyncio.to_thread(store.close)
@@ -166,6 +198,7 @@ class StorePool:
             await task
         for chat in list(self._open):
             async with self._lock(chat):
+                self._attached.pop(chat, None)
                 store = self._open.pop(chat, None)
                 if store is not None:
                     await asyncio.to_thread(store.close)

@@ -63,3 +63,28 @@ async def test_timer_of_an_evicted_chat_is_harmless(tmp_path: Path, ontology: On
     assert not wal(core.pool, "c").exists() and not wal(core.pool, "d").exists()
     assert [f.object for f in await core.facts("c")] == ["payments"]
     await core.close()
+
+
+async def test_detached_chats_keep_their_indexes_and_come_back(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    emb = HashEmbedder()
+    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name, max_open=1, max_cached=2)
+    core = Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+    await core.remember("c", author="a", text="checkout depends on payments")
+    store_c = await pool.run("c", lambda s: s)
+    await core.remember("d", author="a", text="x depends on y")  # c's handle is detached
+    assert pool.attached == 1 and not store_c.attached
+    assert not wal(pool, "c").exists()  # checkpointed before closing
+    assert "checkout" in {e.name for e in store_c.entities.values()}  # indexes kept
+
+    await core.remember("c", author="a", text="payments depends on antifraud")  # re-attached
+    assert store_c.attached and await pool.run("c", lambda s: s) is store_c  # not rebuilt
+    answer = await core.ask("c", "What does checkout depend on?")
+    assert ["checkout", "payments", "antifraud"] in answer.paths
+
+    await core.remember("e", author="a", text="p depends on q")  # beyond max_cached: d goes
+    assert list(pool._open) == ["c", "e"] and pool.attached == 1
+    for chat, obj in (("c", "payments"), ("d", "y"), ("e", "q")):
+        assert obj in {f.object for f in await core.facts(chat)}  # all on disk, any state
+    await core.close()
