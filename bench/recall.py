@@ -16,7 +16,6 @@ import asyncio
 import json
 import random
 import statistics
-import tempfile
 import time
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -25,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import offline_embedder, summary
+from bench.common import offline_embedder, scratch_dir, summary
 from core.ports import Embedder
 from core.service import Core, CoreConfig
 from core.store.kuzu_store import ChatStore
@@ -113,7 +112,7 @@ def recall_table(results: dict[str, dict[str, list[float]]]) -> list[str]:
 async def bench_recall(embedder: Embedder) -> None:
     turns, questions = load_fixture()
     now = datetime.fromisoformat(questions[0]["ask_at"])
-    core = make_core(Path(tempfile.mkdtemp()), embedder, now)
+    core = make_core(scratch_dir(), embedder, now)
     t0 = time.perf_counter()
     await ingest(core, turns)
     print(
@@ -153,7 +152,7 @@ def _bulk_messages(store: ChatStore, turns: list[dict[str, Any]], n: int, dim: i
 async def bench_latency(embedder: Embedder, n: int, questions_n: int) -> None:
     turns, questions = load_fixture()
     now = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(minutes=37 * n)
-    root = Path(tempfile.mkdtemp())
+    root = scratch_dir()
     core = make_core(root, embedder, now)
     t0 = time.perf_counter()
     await core.pool.run("big", lambda s: _bulk_messages(s, turns, n, embedder.dim))
