@@ -8,6 +8,11 @@ database handle costs ~20-45 MB and re-opens in ~7 ms whatever the chat's size; 
 indexes (vectors, words, entity maps) are small for most chats and take seconds to rebuild for
 big ones. `max_open` bounds the handles (the least recently used is detached: checkpointed and
 closed, indexes kept); `max_cached` bounds the chats kept in memory at all.
+
+The handle bound is soft for chats in use: a chat used within the last `idle_checkpoint_s`
+keeps its handle, up to `max_open_burst` handles, and is detached once it goes quiet. Measured
+with 20 chats busy at once and max_open 4, a strict bound re-opened a handle (and checkpointed
+another) on nearly every message: 12 ops/s against 69 with all open.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ class StorePool:
         model_name: str,
         max_open: int = 4,
         max_cached: int = 256,
+        max_open_burst: int = 32,
         buffer_pool_mb: int = 256,
         idle_checkpoint_s: float = 2.0,
     ) -> None:
@@ -54,6 +60,8 @@ class StorePool:
         self.model_name = model_name
         self.max_open = max_open
         self.max_cached = max(max_cached, max_open)
+        self.max_open_burst = max(max_open_burst, max_open)
+        self._used: dict[str, float] = {}  # chat -> loop time of its last operation
         self.buffer_pool_mb = buffer_pool_mb
         self.idle_checkpoint_s = idle_checkpoint_s
         self._idle: dict[str, asyncio.TimerHandle] = {}
@@ -106,9 +114,13 @@ class StorePool:
         """Detach the least recently used handles beyond max_open, then drop the least
         recently used chats beyond max_cached, each under its chat's lock, so a chat is never
         used while its handle is closing. A chat in use is skipped (it is recent anyway)."""
+        now = asyncio.get_running_loop().time()
         for chat in list(self._attached):
             if len(self._attached) <= self.max_open:
                 break
+            busy = now - self._used.get(chat, 0.0) < self.idle_checkpoint_s
+            if busy and len(self._attached) <= self.max_open_burst:
+                break  # the least recent is in use, so all are: detached once quiet
             lock = self._lock(chat)
             if lock.locked():
                 continue
@@ -140,7 +152,8 @@ class StorePool:
             self._attached[chat] = None
             self._attached.move_to_end(chat)
             result = await asyncio.to_thread(fn, store)
-            if store.dirty:
+            self._used[chat] = asyncio.get_running_loop().time()
+            if store.dirty or len(self._attached) > self.max_open:
                 self._checkpoint_when_idle(chat)
         if len(self._attached) > self.max_open or len(self._open) > self.max_cached:
             await self._evict()
@@ -170,21 +183,25 @@ class StorePool:
         task.add_done_callback(self._background.discard)
 
     async def _idle_checkpoint(self, chat: str) -> None:
+        """A chat went quiet: checkpoint it, then detach the handles a burst left open
+        beyond max_open."""
         lock = self._lock(chat)
         if lock.locked():  # busy again: its operation re-arms the timer
             return
         async with lock:
             store = self._open.get(chat)
-            if store is None or not store.dirty:
-                return
-            try:
-                await asyncio.to_thread(store.checkpoint)
-            except Exception:  # the WAL still has the writes; the next checkpoint retries
-                log.warning("idle checkpoint of a chat failed", exc_info=True)
+            if store is not None and store.dirty:
+                try:
+                    await asyncio.to_thread(store.checkpoint)
+                except Exception:  # the WAL still has the writes; the next checkpoint retries
+                    log.warning("idle checkpoint of a chat failed", exc_info=True)
+        if len(self._attached) > self.max_open:
+            await self._evict()
 
     async def delete(self, chat: str) -> None:
         async with self._lock(chat):
             self._attached.pop(chat, None)
+            self._used.pop(chat, None)
             store = self._open.pop(chat, None)
             if store is not None:
                 await asyncio.to_thread(store.close)

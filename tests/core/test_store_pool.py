@@ -69,7 +69,14 @@ async def test_detached_chats_keep_their_indexes_and_come_back(
     tmp_path: Path, ontology: Ontology
 ) -> None:
     emb = HashEmbedder()
-    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name, max_open=1, max_cached=2)
+    pool = StorePool(
+        tmp_path,
+        dim=emb.dim,
+        model_name=emb.model_name,
+        max_open=1,
+        max_cached=2,
+        idle_checkpoint_s=0,  # a strict bound: no grace for chats in use
+    )
     core = Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
     await core.remember("c", author="a", text="checkout depends on payments")
     store_c = await pool.run("c", lambda s: s)
@@ -87,4 +94,33 @@ async def test_detached_chats_keep_their_indexes_and_come_back(
     assert list(pool._open) == ["c", "e"] and pool.attached == 1
     for chat, obj in (("c", "payments"), ("d", "y"), ("e", "q")):
         assert obj in {f.object for f in await core.facts(chat)}  # all on disk, any state
+    await core.close()
+
+
+async def test_a_burst_keeps_busy_handles_until_they_go_quiet(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    emb = HashEmbedder()
+    pool = StorePool(
+        tmp_path,
+        dim=emb.dim,
+        model_name=emb.model_name,
+        max_open=1,
+        max_open_burst=3,
+        idle_checkpoint_s=1.0,
+    )
+    core = Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+    for chat in ("c", "d", "e"):  # busy at once: no handle is closed under them
+        await core.remember(chat, author="a", text=f"{chat}1 depends on {chat}2")
+    assert pool.attached == 3
+    await core.remember("f", author="a", text="f1 depends on f2")  # beyond the burst cap
+    assert pool.attached == 3
+    for _ in range(100):  # quiet now: back to max_open
+        if pool.attached == 1:
+            break
+        await asyncio.sleep(0.1)
+    assert pool.attached == 1
+    for chat in ("c", "d", "e", "f"):
+        assert [f.object for f in await core.facts(chat)] == [f"{chat}2"]
+        assert not wal(pool, chat).exists() or chat == "f"  # detached ones were checkpointed
     await core.close()
