@@ -150,6 +150,7 @@ def build_core(
         model_name=embedder.model_name,
         max_open=settings.storage.max_open_chats,
         max_cached=settings.storage.max_cached_chats,
+        max_open_burst=settings.storage.max_open_burst,
         buffer_pool_mb=settings.storage.buffer_pool_mb,
         idle_checkpoint_s=settings.storage.idle_checkpoint_seconds,
     )
