@@ -139,6 +139,7 @@ class StorePool:
                 continue
             async with lock:
                 self._attached.pop(chat, None)
+                self._used.pop(chat, None)
                 store = self._open.pop(chat, None)
                 if store is not None:
                     await asyncio.to_thread(store.close)
