@@ -382,17 +382,7 @@ class ChatStore:
                 "MATCH (w:World) RETURN w.id, w.topic, w.access_count, w.created_at, "
                 "w.last_active, w.merged_into, w.centroid"
             ):
-                self._put_world(
-                    WorldRow(
-                        row[0],
-                        row[1] or "",
-                        vec if vec is not None else np.zeros(self.dim, np.float32),
-                        int(row[2] or 0),
-                        _utc(row[3]) or datetime.now(UTC),
-                        _utc(row[4]) or datetime.now(UTC),
-                        row[5] or "",
-                    )
-                )
+                self._put_world(self._world_row(row, vec))
         if "Pending" in old:
             for pid, triple, sources, created in self._rows(
                 "MATCH (p:Pending) RETURN p.id, p.triple, p.sources, p.created_at"
@@ -496,6 +486,19 @@ class ChatStore:
             )
             yield row[:-1], vec
 
+    def _world_row(self, row: list[Any], vec: npt.NDArray[np.float32] | None) -> WorldRow:
+        """A world from (id, topic, access_count, created_at, last_active, merged_into) and
+        its centroid, as _load and the schema-1 migration read them."""
+        return WorldRow(
+            row[0],
+            row[1] or "",
+            vec if vec is not None else np.zeros(self.dim, np.float32),
+            int(row[2] or 0),
+            _utc(row[3]) or datetime.now(UTC),
+            _utc(row[4]) or datetime.now(UTC),
+            row[5] or "",
+        )
+
     def _load(self) -> None:
         for row, vec in self._vectors(
             "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
@@ -516,15 +519,7 @@ class ChatStore:
             "MATCH (w:Record {kind: 'world'}) RETURN w.key, w.topic, w.access_count, "
             "w.created_at, w.last_active, w.merged_into, w.centroid"
         ):
-            self.worlds[row[0]] = WorldRow(
-                row[0],
-                row[1],
-                vec if vec is not None else np.zeros(self.dim, np.float32),
-                int(row[2]),
-                _utc(row[3]) or datetime.now(UTC),
-                _utc(row[4]) or datetime.now(UTC),
-                row[5] or "",
-            )
+            self.worlds[row[0]] = self._world_row(row, vec)
         for w in self.worlds.values():
             self._sync_world_vector(w)
         self.refresh_world_stats()
@@ -815,6 +810,10 @@ class ChatStore:
                 {"ids": entity_ids},
             ):
                 rows[row[0]] = row
+
+        def said(r: list[Any]) -> datetime:  # when a copy was last stated or confirmed
+            return _utc(r[6]) or _utc(r[5]) or now
+
         copies: dict[tuple[str, str, str], list[list[Any]]] = {}
         for row in sorted(rows.values(), key=lambda r: (_utc(r[5]) or now, r[0])):
             copies.setdefault((row[1], row[2], row[3]), []).append(row)
@@ -830,7 +829,7 @@ class ChatStore:
             for row in group:
                 sources.update(dict.fromkeys(row[7] or []))
                 miss *= 1.0 - float(row[4])
-            confirmed = max(_utc(r[6]) or _utc(r[5]) or now for r in group)
+            confirmed = max(said(r) for r in group)
             self._exec(
                 "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c, "
                 "f.confirmed_at = $at, f.sources = $src",
@@ -848,8 +847,8 @@ class ChatStore:
         for group in values.values():
             if len(group) < 2:
                 continue
-            group.sort(key=lambda r: (_utc(r[6]) or _utc(r[5]) or now, r[0]))
-            newest = _utc(group[-1][6]) or _utc(group[-1][5]) or now
+            group.sort(key=lambda r: (said(r), r[0]))
+            newest = said(group[-1])
             self._exec(
                 "MATCH ()-[f:FACT]->() WHERE f.id IN $ids SET f.status = $st, f.valid_to = $to",
                 {

@@ -138,11 +138,15 @@ class StorePool:
             if lock.locked():
                 continue
             async with lock:
-                self._attached.pop(chat, None)
-                self._used.pop(chat, None)
-                store = self._open.pop(chat, None)
-                if store is not None:
-                    await asyncio.to_thread(store.close)
+                await self._drop(chat)
+
+    async def _drop(self, chat: str) -> None:
+        """Forget a chat's store and close it; the caller holds the chat's lock."""
+        self._attached.pop(chat, None)
+        self._used.pop(chat, None)
+        store = self._open.pop(chat, None)
+        if store is not None:
+            await asyncio.to_thread(store.close)
 
     async def run(self, chat: str, fn: Callable[[ChatStore], T]) -> T:
         """Run fn(store) in a worker thread while holding the chat's lock."""
@@ -201,11 +205,7 @@ class StorePool:
 
     async def delete(self, chat: str) -> None:
         async with self._lock(chat):
-            self._attached.pop(chat, None)
-            self._used.pop(chat, None)
-            store = self._open.pop(chat, None)
-            if store is not None:
-                await asyncio.to_thread(store.close)
+            await self._drop(chat)
             await asyncio.to_thread(shutil.rmtree, self.path(chat), True)
 
     async def close(self) -> None:
@@ -216,7 +216,4 @@ class StorePool:
             await task
         for chat in list(self._open):
             async with self._lock(chat):
-                self._attached.pop(chat, None)
-                store = self._open.pop(chat, None)
-                if store is not None:
-                    await asyncio.to_thread(store.close)
+                await self._drop(chat)
