@@ -835,6 +835,7 @@ class ChatStore:
                 "f.confirmed_at = $at, f.sources = $src",
                 {"id": keep[0], "c": 1.0 - miss, "at": _naive(confirmed), "src": list(sources)},
             )
+            keep[6] = confirmed  # the folded fact was last said when its newest copy was
             self._exec(
                 "MATCH ()-[f:FACT]->() WHERE f.id IN $ids DELETE f", {"ids": [r[0] for r in extra]}
             )
@@ -849,14 +850,21 @@ class ChatStore:
                 continue
             group.sort(key=lambda r: (said(r), r[0]))
             newest = said(group[-1])
-            self._exec(
-                "MATCH ()-[f:FACT]->() WHERE f.id IN $ids SET f.status = $st, f.valid_to = $to",
-                {
-                    "ids": [r[0] for r in group[:-1]],
-                    "st": FactStatus.SUPERSEDED.value,
-                    "to": _naive(newest),
-                },
-            )
+            for r in group[:-1]:
+                # bound to its end points: a scan of every FACT edge by id after this
+                # transaction's copies and deletions trips an assertion in kuzu 0.11.3
+                # (csr_node_group.cpp KU_UNREACHABLE)
+                self._exec(
+                    "MATCH (a:Entity {id: $a})-[f:FACT]->(b:Entity {id: $b}) WHERE f.id = $id "
+                    "SET f.status = $st, f.valid_to = $to",
+                    {
+                        "a": r[1],
+                        "b": r[3],
+                        "id": r[0],
+                        "st": FactStatus.SUPERSEDED.value,
+                        "to": _naive(newest),
+                    },
+                )
             closed += len(group) - 1
         return folded, closed
 

@@ -208,3 +208,50 @@ async def test_merge_folds_duplicate_facts_and_closes_conflicting_single_values(
         assert "Carol" in answer.answer and ["Ann", "Carol"] in answer.paths
     finally:
         await core.close()
+
+
+async def test_a_folded_value_counts_from_its_newest_copy(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    clock = ManualClock()
+    core = adaptive_core(tmp_path / "d", use_embedder, ontology, clock, world_params=STRICT)
+    chat = "tg:fold2"
+    try:
+        said = []
+        for text in ("Ann reports to Bob", "Ann reports to Carol", "Actually, Ann reports to Bob"):
+            said.append(await core.remember(chat, author="a", text=text))
+            clock.advance(minutes=30)
+        assert len({m.world for m in said}) == 3
+        await run_jobs_once(core, job_settings())
+        boss = [f for f in await core.facts(chat) if f.predicate == "REPORTS_TO"]
+        assert [f.object for f in boss] == ["Bob"]  # said last, though first said earliest
+    finally:
+        await core.close()
+
+
+async def test_three_values_from_three_worlds_leave_the_newest(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    # these three (the offline extractor reads the last object as "Bob now") once made the
+    # merge's supersede update trip an assertion inside kuzu 0.11.3
+    clock = ManualClock()
+    core = adaptive_core(tmp_path / "d", use_embedder, ontology, clock, world_params=STRICT)
+    chat = "tg:fold3"
+    try:
+        said = []
+        for text in ("Ann reports to Bob", "Ann reports to Carol", "Ann reports to Bob now"):
+            said.append(await core.remember(chat, author="a", text=text))
+            clock.advance(minutes=30)
+        assert len({m.world for m in said}) == 3
+        report = await run_jobs_once(core, job_settings())
+        assert report["merged"] == 2
+        boss = [f for f in await core.facts(chat) if f.predicate == "REPORTS_TO"]
+        assert [f.object for f in boss] == ["Bob now"]
+        history = await core.facts(chat, history=True)
+        assert sorted(f.object for f in history if f.predicate == "REPORTS_TO") == [
+            "Bob",
+            "Bob now",
+            "Carol",
+        ]
+    finally:
+        await core.close()
