@@ -67,6 +67,11 @@ _SCHEMA = [
 # schema 1 kept these four in tables of their own; _migrate_v1 moves them into Record
 _V1_TABLES = ("Meta", "World", "Pending", "Trace")
 
+# A fact matched through its end points. After a merge's copies and deletions in the same
+# transaction, a scan of every FACT edge by id (MATCH ()-[f:FACT]->() WHERE f.id = ...) trips an
+# assertion in kuzu 0.11.3 (csr_node_group.cpp, KU_UNREACHABLE) and fails the merge.
+_FACT_BETWEEN = "MATCH (a:Entity {id: $a})-[f:FACT]->(b:Entity {id: $b})"
+
 _FACT_COLUMNS = (
     "a.id, a.name, a.kind, f.predicate, b.id, b.name, b.kind, f.id, f.confidence, f.status, "
     "f.valid_from, f.valid_to, f.sources, f.world"
@@ -830,14 +835,22 @@ class ChatStore:
                 sources.update(dict.fromkeys(row[7] or []))
                 miss *= 1.0 - float(row[4])
             confirmed = max(said(r) for r in group)
+            ends = {"a": keep[1], "b": keep[3]}  # every copy joins the same two entities
             self._exec(
-                "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c, "
+                f"{_FACT_BETWEEN} WHERE f.id = $id SET f.confidence = $c, "
                 "f.confirmed_at = $at, f.sources = $src",
-                {"id": keep[0], "c": 1.0 - miss, "at": _naive(confirmed), "src": list(sources)},
+                {
+                    **ends,
+                    "id": keep[0],
+                    "c": 1.0 - miss,
+                    "at": _naive(confirmed),
+                    "src": list(sources),
+                },
             )
             keep[6] = confirmed  # the folded fact was last said when its newest copy was
             self._exec(
-                "MATCH ()-[f:FACT]->() WHERE f.id IN $ids DELETE f", {"ids": [r[0] for r in extra]}
+                f"{_FACT_BETWEEN} WHERE f.id IN $ids DELETE f",
+                {**ends, "ids": [r[0] for r in extra]},
             )
             folded += len(extra)
         values: dict[tuple[str, str], list[list[Any]]] = {}
@@ -851,12 +864,8 @@ class ChatStore:
             group.sort(key=lambda r: (said(r), r[0]))
             newest = said(group[-1])
             for r in group[:-1]:
-                # bound to its end points: a scan of every FACT edge by id after this
-                # transaction's copies and deletions trips an assertion in kuzu 0.11.3
-                # (csr_node_group.cpp KU_UNREACHABLE)
                 self._exec(
-                    "MATCH (a:Entity {id: $a})-[f:FACT]->(b:Entity {id: $b}) WHERE f.id = $id "
-                    "SET f.status = $st, f.valid_to = $to",
+                    f"{_FACT_BETWEEN} WHERE f.id = $id SET f.status = $st, f.valid_to = $to",
                     {
                         "a": r[1],
                         "b": r[3],
