@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.response import BoltResponse
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -22,6 +23,7 @@ from bot.slack.handoff import register_handoff
 from bot.slack.messages import register_messages
 from bot.slack.people import PeopleCache
 from bot.slack.texts import t
+from bot.slack.verify import SeenDeliveries, delivery_key
 from core.errors import CoreError, InvalidInput, NotFound
 from core.language import detect_language
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot.slack")
 
 PROGRESS_AFTER_S = 1.5  # answers faster than this need no "working on it" note
+ADMITTED = "graphmem_admitted"  # context key: the request passed Bolt's checks and ours
 
 
 def api_base_url(settings: SlackSettings) -> str:
@@ -79,12 +82,39 @@ async def _tell_user(text: str, body: dict[str, Any], context: AsyncBoltContext)
         )
 
 
+def admit_once(seen: SeenDeliveries) -> Any:
+    """A global middleware: each delivery is handled once, and only admitted ones get replies.
+
+    Bolt runs its own middleware (request verification, authorization) before any added with
+    `app.use`, so reaching this one means the request passed them; it marks the context so the
+    error handler knows it may answer. A delivery seen before (a Slack retry after a slow ack,
+    a replayed request, a Socket Mode re-delivery) is acknowledged and dropped.
+    """
+
+    async def admit(
+        *, body: dict[str, Any], context: AsyncBoltContext, next: Any
+    ) -> BoltResponse | None:
+        key = delivery_key(body)
+        if key is not None and not seen.first_time(key):
+            log.info("slack %s delivered again: already handled", key.partition(":")[0])
+            return BoltResponse(status=200, body="")
+        context[ADMITTED] = True
+        response: BoltResponse | None = await next()
+        return response
+
+    return keyword_only(admit)
+
+
 async def on_error(*, error: Exception, body: dict[str, Any], context: AsyncBoltContext) -> None:
     """The one error handler: a short message to the user, the cause in the log.
 
     Logs carry the chat key and the error, never tokens or what the user wrote (Bolt logs
-    request bodies only at DEBUG).
+    request bodies only at DEBUG). A request that was not admitted (it failed or broke
+    verification) gets no reply at all: its response_url and channel are not to be trusted.
     """
+    if not context.get(ADMITTED):
+        log.warning("slack request failed before it was verified: %s", type(error).__name__)
+        return
     try:
         chat = chat_key(context)
     except ValueError:
@@ -133,6 +163,7 @@ def build_slack_app(
         if service is not None and leads
         else {}
     )
+    app.use(admit_once(SeenDeliveries()))
     register_commands(app, core, command=command, progress_after=progress_after, extra=extra)
     register_messages(
         app,

@@ -11,11 +11,14 @@ import logging
 from typing import TYPE_CHECKING
 
 from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.settings import HandoffSettings, SlackSettings
 from bot.slack.app import build_slack_app, make_web_client
+from bot.slack.verify import parse_payload, signature_ok
 
 if TYPE_CHECKING:
     from core.service import Core
@@ -25,12 +28,43 @@ log = logging.getLogger("bot.slack")
 EVENTS_PATH = "/slack/events"  # commands, events and interactivity all arrive here (manifest.yml)
 
 
-async def start_http(app: AsyncApp, *, host: str, port: int) -> web.AppRunner:
+def events_endpoint(app: AsyncApp, *, signing_secret: str) -> web.Application:
+    """The HTTP endpoint: verify and parse first (bot/slack/verify.py), then hand to Bolt.
+
+    A refused request is answered from here and never reaches Bolt, so no listener, error
+    handler or Web API call can act on it; its body is not logged.
+    """
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        if not signature_ok(signing_secret, request.headers, raw):
+            log.warning("slack request refused: missing, stale or wrong signature")
+            return web.Response(status=401, text="invalid signature")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return web.Response(status=400, text="body is not UTF-8")
+        if parse_payload(text, request.content_type) is None:
+            log.warning("slack request refused: signed but malformed body")
+            return web.Response(status=400, text="malformed body")
+        bolt_request = AsyncBoltRequest(
+            body=text,
+            query=request.query_string,
+            headers={k: request.headers.getall(k) for k in request.headers},
+        )
+        return await to_aiohttp_response(await app.async_dispatch(bolt_request))
+
+    endpoint = web.Application()
+    endpoint.router.add_post(EVENTS_PATH, handle)
+    return endpoint
+
+
+async def start_http(app: AsyncApp, *, signing_secret: str, host: str, port: int) -> web.AppRunner:
     """Serve `app` on host:port (port 0 picks a free one: see runner.addresses).
 
     Bolt's own app.start() would bind 0.0.0.0 and block; this binds only where asked.
     """
-    runner = web.AppRunner(app.web_app(path=EVENTS_PATH), shutdown_timeout=5)
+    runner = web.AppRunner(events_endpoint(app, signing_secret=signing_secret), shutdown_timeout=5)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner
@@ -69,7 +103,14 @@ async def _serve(app: AsyncApp, settings: SlackSettings, stop: asyncio.Event) ->
             await handler.close_async()  # type: ignore[no-untyped-call]
         return
 
-    runner = await start_http(app, host=settings.host, port=settings.port)
+    if settings.signing_secret is None:
+        raise ValueError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)")
+    runner = await start_http(
+        app,
+        signing_secret=settings.signing_secret.get_secret_value(),
+        host=settings.host,
+        port=settings.port,
+    )
     try:
         log.info("Slack app listening on http://%s:%s%s", settings.host, settings.port, EVENTS_PATH)
         await stop.wait()

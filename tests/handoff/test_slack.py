@@ -18,7 +18,7 @@ from bot.slack.runner import EVENTS_PATH, start_http
 from core.handoff import FOLLOW_UP
 from core.service import Core
 from tests.handoff.conftest import FakeClock, SlackWithMembers, handoff_settings
-from tests.slack.conftest import SlackHttp, all_text, buttons, slack_settings
+from tests.slack.conftest import SECRET, SlackHttp, all_text, buttons, slack_settings
 from tests.slack.fake_slack_api import BOT_USER_ID, TEAM_ID, at_least
 from tests.slack.test_overheard import channel_message, eventually, messages_in
 
@@ -33,7 +33,7 @@ async def slack(hcore: Core, slack_api: SlackWithMembers) -> AsyncIterator[Slack
     app = build_slack_app(
         hcore, slack_settings(slack_api), handoff=handoff_settings(slack_channel=LEADS)
     )
-    runner = await start_http(app, host="127.0.0.1", port=0)
+    runner = await start_http(app, signing_secret=SECRET, host="127.0.0.1", port=0)
     yield SlackHttp(f"http://127.0.0.1:{runner.addresses[0][1]}{EVENTS_PATH}", slack_api)
     await runner.cleanup()
 
@@ -101,7 +101,7 @@ async def leads_command(slack: SlackHttp, user: str) -> dict[str, Any]:
         "text": "",
         "api_app_id": "A1",
         "response_url": slack.fake.response_url(key),
-        "trigger_id": "1.2.3",
+        "trigger_id": f"1.2.{key}",
     }
     status, _ = await slack.post(urlencode(form), "application/x-www-form-urlencoded")
     assert status == 200

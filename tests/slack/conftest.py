@@ -84,7 +84,7 @@ class SlackHttp:
             "text": text,
             "api_app_id": "A1",
             "response_url": self.fake.response_url(key),
-            "trigger_id": "1.2.3",
+            "trigger_id": f"1.2.{key}",
         }
         return urlencode(form), key
 
@@ -138,7 +138,7 @@ class SlackHttp:
             "user": {"id": user, "username": "alice", "team_id": team},
             "api_app_id": "A1",
             "container": {"type": "message", "channel_id": channel, "is_ephemeral": True},
-            "trigger_id": "1.2.3",
+            "trigger_id": f"1.2.{key}",
             "channel": {"id": channel, "name": "general"},
             "response_url": self.fake.response_url(key),
             "actions": [{**action, "action_ts": str(time.time())}],
@@ -178,7 +178,7 @@ async def fake_slack() -> AsyncIterator[FakeSlack]:
 
 async def serve(core: Any, fake: FakeSlack, **app_options: Any) -> tuple[SlackHttp, Any]:
     app = build_slack_app(core, slack_settings(fake), **app_options)
-    runner = await start_http(app, host="127.0.0.1", port=0)
+    runner = await start_http(app, signing_secret=SECRET, host="127.0.0.1", port=0)
     port = runner.addresses[0][1]
     return SlackHttp(f"http://127.0.0.1:{port}{EVENTS_PATH}", fake), runner
 
