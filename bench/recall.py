@@ -169,7 +169,7 @@ async def bench_latency(embedder: Embedder, n: int, questions_n: int) -> None:
 
         def run_hybrid(s: ChatStore, q: str = q, v: Any = q_emb) -> float:
             t = time.perf_counter()
-            core._evidence(s, q, v, [], [])
+            core._answers.evidence(s, q, v, [], [])
             return (time.perf_counter() - t) * 1000
 
         def run_plain(s: ChatStore, v: Any = q_emb) -> float:

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.language import name_key
+
 REVIEW_THRESHOLD = 0.6
 
 
@@ -186,3 +188,63 @@ class Reply(BaseModel):
     answer: Answer | None = None
     ingest: IngestResult | None = None
     handoff: str | None = None  # id of the hand-off this message raised or updated (issue 8)
+
+
+# ====================================================================== hand-off (core/handoff/)
+HandoffStatus = Literal["open", "taken", "closed"]
+
+
+class ClientInfo(BaseModel):
+    """Who is speaking, as the front-end knows them (for the card and for dedupe)."""
+
+    name: str
+    platform: str = ""
+    user_id: str | None = None
+    username: str | None = None
+    link: str | None = None
+
+    def key(self) -> str:
+        return f"{self.platform}:{self.user_id}" if self.user_id else f"name:{name_key(self.name)}"
+
+
+class HandOff(BaseModel):
+    id: str
+    chat: str
+    client: ClientInfo
+    client_key: str
+    company: str | None = None
+    role: str | None = None
+    wants: list[str] = Field(default_factory=list)
+    product: str | None = None
+    reason: str = ""
+    confidence: float = 0.0
+    facts: list[str] = Field(default_factory=list)
+    last_messages: list[str] = Field(default_factory=list)
+    language: str = "en"
+    status: HandoffStatus = "open"
+    created_at: datetime
+    updated_at: datetime
+    last_signal_at: datetime
+    last_sent_at: datetime
+    signals: int = 1
+    resends: int = 0
+    taken_by: str | None = None  # manager key, e.g. "telegram:501"
+    taken_by_name: str | None = None
+    taken_at: datetime | None = None
+    closed_at: datetime | None = None
+    closed_by: str | None = None  # manager key
+    closed_by_name: str | None = None
+    # target key ("telegram:501", "slack:C123") -> ids of the card messages sent there
+    notified: dict[str, list[str]] = Field(default_factory=dict)
+    stale: list[str] = Field(default_factory=list)  # "target|ref" cards whose edit failed
+    revision: int = 0  # bumped on every change a card shows
+
+
+class TakeOutcome(BaseModel):
+    result: Literal["taken", "already_taken", "closed", "not_found"]
+    handoff: HandOff | None = None
+
+
+class CloseOutcome(BaseModel):
+    result: Literal["closed", "already_closed", "not_found"]
+    handoff: HandOff | None = None

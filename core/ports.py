@@ -6,16 +6,28 @@ implement these without inheriting from them; test fakes do the same.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from core.models import FactView, TripleIn
+from core.index.vectors import VectorMatrix
+from core.index.words import MessageIndex
+from core.models import (
+    ClientInfo,
+    FactView,
+    HandOff,
+    IngestResult,
+    PendingFact,
+    Reply,
+    TripleIn,
+)
+from core.rows import Edge, EntityRow, MessageRow, PlannedFact, WorldRow, WriteOutcome
 
 Vector = npt.NDArray[np.float32]
+T = TypeVar("T")
 
 
 class Embedder(Protocol):
@@ -69,3 +81,189 @@ class Llm(Protocol):
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
+
+
+class GraphStore(Protocol):
+    """What the domain needs of one chat's graph (core/store/kuzu_store.py's ChatStore).
+
+    The in-memory indexes are read-only views here: the domain changes a chat's graph only
+    through the methods, which keep the indexes and the database in step."""
+
+    @property
+    def entities(self) -> Mapping[str, EntityRow]: ...
+    @property
+    def by_key(self) -> Mapping[tuple[str, str], str]: ...  # (world, name key) -> entity id
+    @property
+    def by_ident(self) -> Mapping[str, str]: ...  # stable identifier -> entity id
+    @property
+    def by_kind(self) -> Mapping[str, set[str]]: ...  # kind -> entity ids
+    @property
+    def key_worlds(self) -> Mapping[str, set[str]]: ...  # name key -> worlds that know it
+    @property
+    def entity_vectors(self) -> VectorMatrix: ...
+    @property
+    def message_vectors(self) -> VectorMatrix: ...
+    @property
+    def world_vectors(self) -> VectorMatrix: ...  # unit centroids of live worlds
+    @property
+    def recall(self) -> MessageIndex: ...
+    @property
+    def message_ids(self) -> set[str]: ...
+    @property
+    def worlds(self) -> Mapping[str, WorldRow]: ...
+    @property
+    def last_world(self) -> str: ...
+    @property
+    def last_message_ts(self) -> datetime | None: ...
+    @property
+    def last_trace_id(self) -> str | None: ...
+
+    # messages
+    def add_message(
+        self,
+        *,
+        message_id: str,
+        author: str,
+        text: str,
+        ts: datetime,
+        world: str,
+        extraction: str,
+        embedding: Vector,
+    ) -> MessageRow: ...
+    def set_extraction(self, message_id: str, status: str) -> None: ...
+    def messages(self, ids: Sequence[str]) -> list[MessageRow]: ...
+    def messages_with_extraction(self, status: str, limit: int = 100) -> list[MessageRow]: ...
+    def message_count(self) -> int: ...
+    def recent_messages(self, limit: int = 5) -> list[MessageRow]: ...
+    def mentions_of(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]: ...
+    def fact_sources(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]: ...
+
+    # facts
+    def write_facts(
+        self, planned: Sequence[PlannedFact], *, source: str, now: datetime, world: str
+    ) -> WriteOutcome: ...
+    def edges_from(self, ids: Iterable[str]) -> list[Edge]: ...
+    def edges_to(self, ids: Iterable[str]) -> list[Edge]: ...
+    def facts(
+        self, entity_ids: Sequence[str] | None, *, history: bool, limit: int
+    ) -> list[FactView]: ...
+    def fact_count(self, *, active_only: bool = True) -> int: ...
+    def set_fact_status(self, fact_ids: Sequence[str], status: str, now: datetime) -> None: ...
+    def active_facts_for_decay(self) -> list[tuple[str, float, datetime]]: ...
+    def forget_entities(self, entity_ids: Sequence[str]) -> int: ...
+
+    # worlds
+    def upsert_world(self, world: WorldRow) -> None: ...
+    def rename_world(self, world_id: str, topic: str) -> None: ...
+    def delete_world(self, world_id: str) -> None: ...
+    def resolve_world(self, world_id: str) -> str: ...
+    def merge_worlds(
+        self, src: str, dst: str, centroid: Vector, now: datetime
+    ) -> dict[str, int]: ...
+
+    # review queue, traces, export
+    def add_pending(self, triple: TripleIn, sources: list[str], now: datetime) -> PendingFact: ...
+    def pending(self, pending_id: str | None = None) -> list[PendingFact]: ...
+    def drop_pending(self, pending_id: str) -> None: ...
+    def add_trace(self, trace_id: str, body: str, now: datetime) -> None: ...
+    def trace(self, trace_id: str) -> str | None: ...
+    def export(self) -> dict[str, Any]: ...
+
+
+class GraphStores(Protocol):
+    """Every chat's graph (core/store/pool.py's StorePool): one chat at a time, under its lock."""
+
+    def configure(
+        self, *, single_valued: frozenset[str], embed: Callable[[list[str]], Vector]
+    ) -> None:
+        """The ontology's cardinality-one predicates, and the embedder a chat written with
+        another model is re-embedded with when it opens."""
+        ...
+
+    async def run(self, chat: str, fn: Callable[[GraphStore], T]) -> T:
+        """fn(store) in a worker thread while holding the chat's lock."""
+        ...
+
+    async def delete(self, chat: str) -> None: ...
+
+    def chats(self) -> list[str]: ...
+
+    async def close(self) -> None: ...
+
+
+class ChatMemory(Protocol):
+    """What the hand-off needs of the core (core/service.py's Core): its LLM, a chat's graph,
+    storing a message, and a fact derived from a stored message."""
+
+    @property
+    def llm(self) -> Llm | None: ...
+
+    @property
+    def pool(self) -> GraphStores: ...
+
+    async def remember(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+    ) -> IngestResult: ...
+
+    async def remember_fact_from(
+        self, chat: str, triple: TripleIn, *, source: str
+    ) -> IngestResult: ...
+
+
+class MessageListener(Protocol):
+    """Told by Core after each message it handled (the hand-off, core/handoff/service.py). It
+    may return the reply with something added; it never fails the reply."""
+
+    async def after_message(
+        self,
+        core: ChatMemory,
+        chat: str,
+        reply: Reply,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None,
+        ts: datetime | None,
+        lang: str,
+        client: ClientInfo | None,
+    ) -> Reply: ...
+
+
+class Notifier(Protocol):
+    """A way to reach managers (Telegram chats, a Slack channel). Implemented in bot/.
+
+    `name` prefixes target keys and must not contain ':'. `send` returns an id of the message it
+    posted (used later to edit it); both methods raise on failure, and the service retries.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def targets(self) -> Sequence[str]: ...
+
+    async def send(self, target: str, handoff: HandOff) -> str: ...
+
+    async def update(self, target: str, ref: str, handoff: HandOff) -> None: ...
+
+
+class HandoffRepository(Protocol):
+    """Hand-off records (core/handoff/repository.py's HandoffStore). Blocking: called from a
+    worker thread."""
+
+    def save(self, h: HandOff) -> None: ...
+
+    def get(self, handoff_id: str) -> HandOff | None: ...
+
+    def latest_for(self, chat: str, client_key: str) -> HandOff | None: ...
+
+    def by_status(self, statuses: Sequence[str], limit: int = 100) -> list[HandOff]: ...
+
+    def needing_work(self) -> list[HandOff]: ...
+
+    def close(self) -> None: ...

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.models import Answer, FactView, IngestResult, PendingFact, Trace, WorldInfo
-from core.service import render_ingest_text
+from core.pipeline.render import render_ingest_text
 
 
 def render_answer(answer: Answer) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.store.kuzu_store import Edge
+from core.rows import Edge
 
 EdgeFetch = Callable[[Iterable[str]], list[Edge]]
 

@@ -35,8 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from core.language import STOPWORDS, key_tokens, tokens
-from core.ports import Vector
-from core.store.kuzu_store import ChatStore, WorldRow
+from core.ports import GraphStore, Vector
+from core.rows import WorldRow
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class Routing:
     score: float
 
 
-def _cosines(store: ChatStore, emb: Vector) -> npt.NDArray[np.float64]:
+def _cosines(store: GraphStore, emb: Vector) -> npt.NDArray[np.float64]:
     """Cosine of every live centroid with emb. einsum runs in this thread: a BLAS matvec this
     small spends more time waking its thread pool than computing (17 ms vs 0.2 ms measured on
     a loaded 2-core machine at 1,000 worlds)."""
@@ -128,12 +128,12 @@ def _cosines(store: ChatStore, emb: Vector) -> npt.NDArray[np.float64]:
     return sims
 
 
-def _live(store: ChatStore) -> list[WorldRow]:
+def _live(store: GraphStore) -> list[WorldRow]:
     return [w for w in store.worlds.values() if not w.merged_into]
 
 
 def _scores(
-    store: ChatStore, emb: Vector, p: WorldParams, text: str
+    store: GraphStore, emb: Vector, p: WorldParams, text: str
 ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(world ids, cosine, threshold) for the live worlds: one matrix-vector product."""
     ids = store.world_vectors.ids
@@ -155,7 +155,7 @@ def _scores(
 
 
 def route(
-    store: ChatStore,
+    store: GraphStore,
     emb: Vector,
     p: WorldParams,
     *,
@@ -189,7 +189,7 @@ def route(
     return Routing(_newborn(store, emb, text, now), True, 0.0)
 
 
-def _newborn(store: ChatStore, emb: Vector, text: str, now: datetime) -> WorldRow:
+def _newborn(store: GraphStore, emb: Vector, text: str, now: datetime) -> WorldRow:
     wid = uuid.uuid4().hex[:8]
     while wid in store.worlds:
         wid = uuid.uuid4().hex[:8]
@@ -204,7 +204,7 @@ def _newborn(store: ChatStore, emb: Vector, text: str, now: datetime) -> WorldRo
     )
 
 
-def absorb(store: ChatStore, world: WorldRow, emb: Vector, *, now: datetime) -> None:
+def absorb(store: GraphStore, world: WorldRow, emb: Vector, *, now: datetime) -> None:
     """Adaptive centroid: alpha = 1 / (access_count + 1) * (1 - 0.7 * maturity)."""
     alpha = 1.0 / (world.access_count + 1) * (1.0 - 0.7 * world_maturity(world))
     centroid: Any = (1.0 - alpha) * world.centroid + alpha * emb
@@ -215,7 +215,7 @@ def absorb(store: ChatStore, world: WorldRow, emb: Vector, *, now: datetime) -> 
 
 
 def question_worlds(
-    store: ChatStore, emb: Vector, p: WorldParams, *, mode: str, text: str
+    store: GraphStore, emb: Vector, p: WorldParams, *, mode: str, text: str
 ) -> list[str]:
     """Worlds a question is answered from: the best one when routing is clear, otherwise the
     best few (best two closer than the margin, or none above its threshold)."""
@@ -230,7 +230,7 @@ def question_worlds(
     return [ids[int(i)] for i in order[: max(p.question_worlds, 1)]]
 
 
-def merge_score(store: ChatStore, a: WorldRow, b: WorldRow, p: WorldParams) -> float:
+def merge_score(store: GraphStore, a: WorldRow, b: WorldRow, p: WorldParams) -> float:
     """Size-aware centroid similarity (plain cosine when pair_prior is 0)."""
     va, vb = store.world_vectors.vector(a.id), store.world_vectors.vector(b.id)
     if va is None or vb is None:
@@ -241,7 +241,7 @@ def merge_score(store: ChatStore, a: WorldRow, b: WorldRow, p: WorldParams) -> f
     return float(va @ vb) / float(g)
 
 
-def merge_pair(store: ChatStore, a: WorldRow, b: WorldRow, now: datetime) -> str:
+def merge_pair(store: GraphStore, a: WorldRow, b: WorldRow, now: datetime) -> str:
     """Merge the less used world into the more used one; returns the surviving id."""
     dst, src = (
         (a, b)
@@ -256,7 +256,7 @@ def merge_pair(store: ChatStore, a: WorldRow, b: WorldRow, now: datetime) -> str
     return dst.id
 
 
-def merge_touched(store: ChatStore, world_id: str, p: WorldParams, now: datetime) -> str:
+def merge_touched(store: GraphStore, world_id: str, p: WorldParams, now: datetime) -> str:
     """Inline merge of the world that just absorbed a message (young worlds merge early)."""
     w = store.worlds.get(world_id)
     if not p.merge_inline or w is None or w.merged_into:
@@ -276,7 +276,7 @@ def merge_touched(store: ChatStore, world_id: str, p: WorldParams, now: datetime
     return world_id
 
 
-def merge_all(store: ChatStore, p: WorldParams, now: datetime) -> list[tuple[str, str]]:
+def merge_all(store: GraphStore, p: WorldParams, now: datetime) -> list[tuple[str, str]]:
     """The merge job for one chat: merge the most similar pair above the merge similarity
     until none is left. Returns (merged, into) pairs; a second run finds nothing (idempotent)."""
     done: list[tuple[str, str]] = []

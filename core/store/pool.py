@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from core.errors import InvalidInput
+from core.ports import GraphStore, GraphStores, Vector
 from core.store.kuzu_store import ChatStore
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,16 @@ class StorePool:
         self._open: OrderedDict[str, ChatStore] = OrderedDict()  # cached chats, LRU
         self._attached: OrderedDict[str, None] = OrderedDict()  # chats with an open handle, LRU
         self._locks: dict[str, asyncio.Lock] = {}
-        self.on_open: Callable[[str, ChatStore], None] | None = None
+        self._single_valued: frozenset[str] = frozenset()
+        self._embed: Callable[[list[str]], Vector] | None = None
+
+    def configure(
+        self, *, single_valued: frozenset[str], embed: Callable[[list[str]], Vector]
+    ) -> None:
+        """The ontology's cardinality-one predicates, and the embedder that re-embeds a chat
+        written with another model when it opens (Core calls this once)."""
+        self._single_valued = single_valued
+        self._embed = embed
 
     def _lock(self, chat: str) -> asyncio.Lock:
         lock = self._locks.get(chat)
@@ -106,8 +116,15 @@ class StorePool:
         if not meta.exists():
             meta.write_text(json.dumps({"chat": chat}))
         self._open[chat] = store
-        if self.on_open is not None:
-            self.on_open(chat, store)
+        store.single_valued = self._single_valued
+        if store.model_mismatch is not None and self._embed is not None:
+            log.warning(
+                "chat=%s was embedded with %s: re-embedding with %s",
+                chat,
+                store.model_mismatch[0],
+                self.model_name,
+            )
+            store.reembed(self._embed)
         return store
 
     async def _evict(self) -> None:
@@ -217,3 +234,8 @@ class StorePool:
         for chat in list(self._open):
             async with self._lock(chat):
                 await self._drop(chat)
+
+
+def _implements_ports(pool: StorePool, store: ChatStore) -> tuple[GraphStores, GraphStore]:
+    """Never called: mypy checks here that the adapters implement the ports they stand for."""
+    return pool, store

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from core.index.vectors import VectorMatrix
 from core.models import Trace
 from core.recall import MessageIndex, RecallConfig, is_when_question, parse_period, rank
-from core.store.vectors import VectorMatrix
 
 NOW = datetime(2024, 6, 18, 10, tzinfo=UTC)
 

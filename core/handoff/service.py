@@ -1,4 +1,4 @@
-"""Hand-off of buying interest to managers (issue 8).
+"""The hand-off service (issue 8): interest in, cards out, the delivery state machine.
 
 A client who asks for a price, a demo, a contract or an invoice, says they want to buy, or asks
 for a person, is handed off to the configured managers: a card (who, company, role, what they
@@ -9,7 +9,7 @@ manager to press "Take" owns the lead; every other copy of the card then shows w
 Pieces:
 - `detect_intent`: the LLM's `classify_intent` when the configured Llm has one (optional, looked
   up with getattr), else (or when it fails) multilingual rules (en / pt / ru) for clear cases.
-- `HandOff`: the stored record; `HandoffStore`: persistence (SQLite, see below).
+- `HandOff` (core/models.py): the stored record; `HandoffStore` (repository.py): SQLite.
 - `HandoffService`: Core's optional collaborator. `Core.handle_message` calls `after_message`
   once the message was answered or remembered; the service writes INTERESTED_IN (client ->
   product) with the message as its source, creates or updates the hand-off (one per client and
@@ -30,32 +30,21 @@ only what was chosen for the card.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import re
-import sqlite3
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any
 
-from pydantic import BaseModel, Field
-
-from core.errors import LlmUnavailable
-from core.language import clean_name, name_key
-from core.models import Reply, TripleIn
-from core.ports import Clock
-from core.store.kuzu_store import new_id
-
-if TYPE_CHECKING:
-    from core.service import Core
-    from core.store.kuzu_store import ChatStore
+from core.handoff.context import _context, _known_product
+from core.handoff.intent import Intent, detect_intent
+from core.language import clean_name
+from core.models import ClientInfo, CloseOutcome, HandOff, Reply, TakeOutcome, TripleIn
+from core.ports import ChatMemory, Clock, HandoffRepository, Notifier
+from core.rows import new_id
 
 log = logging.getLogger(__name__)
 
-Status = Literal["open", "taken", "closed"]
 SEND_TIMEOUT_S = 15.0  # one notification; a hung manager chat must not hold the client's reply
 
 FOLLOW_UP = {
@@ -69,347 +58,6 @@ def follow_up_line(lang: str) -> str:
     return FOLLOW_UP.get(lang, FOLLOW_UP["en"])
 
 
-# ====================================================================== intent
-@dataclass(frozen=True)
-class Intent:
-    """A buying signal: what the client wants (price, demo, ...), how sure, and why."""
-
-    wants: tuple[str, ...]
-    confidence: float
-    reason: str
-    product: str | None = None
-    source: str = "rules"  # "rules" or "llm"
-
-
-# (want, confidence, pattern). Word starts are anchored; Russian stems cover inflections.
-_RULES: list[tuple[str, float, re.Pattern[str]]] = [
-    (want, conf, re.compile(pattern + r"(?!\w)", re.IGNORECASE))
-    for want, conf, pattern in [
-        (
-            "price",
-            0.9,
-            r"\b(?:price|prices|pricing|how much (?:is|does|do|would|for)|quote for"
-            r"|cost of|what does it cost"
-            r"|pre[çc]o|pre[çc]os|quanto custa|quanto fica|quanto sai|valor do plano"
-            r"|cota[çc][ãa]o|or[çc]amento para"
-            r"|цен[аыуе]|стоимост\w*|сколько стоит|сколько будет стоить|прайс\w*)",
-        ),
-        (
-            "demo",
-            0.85,
-            r"\b(?:demo|demos|demonstration|free trial|trial account"
-            r"|demonstra[çc][ãa]o|teste gr[áa]tis|per[íi]odo de teste"
-            r"|демо|демо-\w+|демонстрац\w*|пробн\w+ (?:период|доступ|верси\w+))",
-        ),
-        # a contract the client asks for, not one that was signed ("Acme signed the contract")
-        (
-            "contract",
-            0.85,
-            r"\b(?:(?:send|draft|prepare)(?: me| us)? (?:the |a )?contract"
-            r"|contract (?:draft|proposal|terms)|ready to sign|want to sign"
-            r"|(?:enviar|mandar|enviem|mandem)(?: o| um)? contrato"
-            r"|minuta do contrato|assinar o contrato|fechar (?:o )?contrato"
-            r"|(?:пришлите|отправьте|вышлите|подготовьте) (?:нам |мне )?"
-            r"(?:договор|контракт)\w*|проект договора|готовы подписать"
-            r"|заключить (?:договор|контракт))",
-        ),
-        (
-            "invoice",
-            0.9,
-            r"\b(?:invoice|invoices|bill us|bill me"
-            r"|fatura|faturas|nota fiscal|boleto"
-            r"|сч[её]т на оплату|сч[её]т-фактур\w*|выстав\w* сч[её]т\w*)",
-        ),
-        (
-            "buy",
-            0.9,
-            r"\b(?:buy|buying|purchase|purchasing|want to order|place an order"
-            r"|subscribe|sign up for"
-            r"|comprar|compraria|quero comprar|adquirir|assinar o plano|fechar neg[óo]cio"
-            r"|куп(?:ить|лю|им|ят)|покупк\w*|приобрест\w*|приобрет\w*"
-            r"|оформить заказ|заказать)",
-        ),
-        (
-            "person",
-            0.85,
-            r"\b(?:talk to (?:a |an )?(?:person|human|someone|sales|manager|agent)"
-            r"|speak (?:to|with) (?:a |an )?(?:person|human|someone|sales|manager)"
-            r"|contact (?:me|us)|call me"
-            r"|falar com (?:uma |um |o |a )?(?:pessoa|humano|atendente|vendedor"
-            r"|consultor|gerente|algu[ée]m)|me liguem|entrem em contato"
-            r"|поговорить с (?:человеком|менеджером|оператором|продавц\w*)"
-            r"|свяжитесь со мной|позовите (?:менеджера|человека)|перезвоните)",
-        ),
-    ]
-]
-
-_PRODUCT = re.compile(
-    r"\b((?:plano|plan|тариф|пакет|package|licen[cs]e|licen[çc]a|assinatura|subscription)"
-    r"(?:\s+(?!para\b|for\b|para\b|на\b|для\b)[\w-]+)?)"
-    r"|\b([\w-]+\s+(?:plan|package|license|subscription))\b",
-    re.IGNORECASE,
-)
-_PRODUCT_LEAD_WORDS = frozenset({"the", "a", "an", "our", "your", "this", "that"})
-
-
-def rules_intent(text: str) -> Intent | None:
-    """Clear buying signals in English, Portuguese or Russian; None when there is none."""
-    wants: list[str] = []
-    hits: list[str] = []
-    confidence = 0.0
-    for want, conf, pattern in _RULES:
-        m = pattern.search(text)
-        if m:
-            wants.append(want)
-            hits.append(m.group(0))
-            confidence = max(confidence, conf)
-    if not wants:
-        return None
-    reason = "asked about " + ", ".join(wants) + " (" + "; ".join(f"'{h}'" for h in hits) + ")"
-    return Intent(tuple(wants), confidence, reason, product_phrase(text), "rules")
-
-
-def product_phrase(text: str) -> str | None:
-    """'o plano anual' -> 'plano anual', 'the annual plan' -> 'annual plan'."""
-    m = _PRODUCT.search(text)
-    if not m:
-        return None
-    words = [w for w in (m.group(1) or m.group(2)).split() if w.lower() not in _PRODUCT_LEAD_WORDS]
-    phrase = clean_name(" ".join(words))
-    return phrase or None
-
-
-async def detect_intent(
-    text: str, llm: Any | None, *, language: str, min_confidence: float
-) -> Intent | None:
-    """The LLM's verdict when it offers `classify_intent`, else the rules.
-
-    `classify_intent(text=..., language=...)` is optional on the Llm port: it returns an object
-    with `interested` (bool), `want` (str or list), `confidence`, `reason` and optionally
-    `product`. When it fails (LlmUnavailable or anything else) the rules decide.
-    """
-    classify = getattr(llm, "classify_intent", None) if llm is not None else None
-    if classify is not None:
-        try:
-            verdict = await classify(text=text, language=language)
-        except LlmUnavailable as exc:
-            log.warning("intent classification failed, using the rules: %s", exc)
-        except Exception:
-            log.warning("intent classification failed, using the rules", exc_info=True)
-        else:
-            confidence = float(getattr(verdict, "confidence", 0.0))
-            if not getattr(verdict, "interested", False) or confidence < min_confidence:
-                return None
-            want = getattr(verdict, "want", "interest")
-            wants = tuple(want) if isinstance(want, list | tuple) else (str(want),)
-            product = getattr(verdict, "product", None) or product_phrase(text)
-            return Intent(wants, confidence, str(getattr(verdict, "reason", "")), product, "llm")
-    intent = rules_intent(text)
-    return intent if intent is not None and intent.confidence >= min_confidence else None
-
-
-# ====================================================================== model
-class ClientInfo(BaseModel):
-    """Who is speaking, as the front-end knows them (for the card and for dedupe)."""
-
-    name: str
-    platform: str = ""
-    user_id: str | None = None
-    username: str | None = None
-    link: str | None = None
-
-    def key(self) -> str:
-        return f"{self.platform}:{self.user_id}" if self.user_id else f"name:{name_key(self.name)}"
-
-
-class HandOff(BaseModel):
-    id: str
-    chat: str
-    client: ClientInfo
-    client_key: str
-    company: str | None = None
-    role: str | None = None
-    wants: list[str] = Field(default_factory=list)
-    product: str | None = None
-    reason: str = ""
-    confidence: float = 0.0
-    facts: list[str] = Field(default_factory=list)
-    last_messages: list[str] = Field(default_factory=list)
-    language: str = "en"
-    status: Status = "open"
-    created_at: datetime
-    updated_at: datetime
-    last_signal_at: datetime
-    last_sent_at: datetime
-    signals: int = 1
-    resends: int = 0
-    taken_by: str | None = None  # manager key, e.g. "telegram:501"
-    taken_by_name: str | None = None
-    taken_at: datetime | None = None
-    closed_at: datetime | None = None
-    closed_by: str | None = None  # manager key
-    closed_by_name: str | None = None
-    # target key ("telegram:501", "slack:C123") -> ids of the card messages sent there
-    notified: dict[str, list[str]] = Field(default_factory=dict)
-    stale: list[str] = Field(default_factory=list)  # "target|ref" cards whose edit failed
-    revision: int = 0  # bumped on every change a card shows
-
-
-class TakeOutcome(BaseModel):
-    result: Literal["taken", "already_taken", "closed", "not_found"]
-    handoff: HandOff | None = None
-
-
-class CloseOutcome(BaseModel):
-    result: Literal["closed", "already_closed", "not_found"]
-    handoff: HandOff | None = None
-
-
-class Notifier(Protocol):
-    """A way to reach managers (Telegram chats, a Slack channel). Implemented in bot/.
-
-    `name` prefixes target keys and must not contain ':'. `send` returns an id of the message it
-    posted (used later to edit it); both methods raise on failure, and the service retries.
-    """
-
-    name: str
-
-    def targets(self) -> Sequence[str]: ...
-
-    async def send(self, target: str, handoff: HandOff) -> str: ...
-
-    async def update(self, target: str, ref: str, handoff: HandOff) -> None: ...
-
-
-# ====================================================================== card text
-def render_card(h: HandOff) -> str:
-    """The card as plain text (front-ends escape it and add their button)."""
-    client = h.client.name + (f" (@{h.client.username})" if h.client.username else "")
-    lines = [f"Lead {h.id}: {client}"]
-    if h.client.link:
-        lines.append(f"Chat: {h.client.link}")
-    who = " · ".join(
-        x
-        for x in (f"Company: {h.company}" if h.company else "", f"Role: {h.role}" if h.role else "")
-        if x
-    )
-    if who:
-        lines.append(who)
-    want = ", ".join(h.wants) + (f" · {h.product}" if h.product else "")
-    lines.append(f"Wants: {want} (confidence {h.confidence:.2f})")
-    if h.reason:
-        lines.append(f"Why: {h.reason}")
-    if h.facts:
-        lines.append("Facts:")
-        lines.extend(f"• {f}" for f in h.facts)
-    if h.last_messages:
-        lines.append("Last messages:")
-        lines.extend(f"› {m}" for m in h.last_messages)
-    if h.signals > 1:
-        lines.append(f"Signals: {h.signals} (last {h.last_signal_at:%Y-%m-%d %H:%M} UTC)")
-    lines.append(status_line(h))
-    return "\n".join(lines)
-
-
-def status_line(h: HandOff) -> str:
-    if h.status == "taken":
-        return f"Status: taken by {h.taken_by_name or h.taken_by}"
-    if h.status == "closed":
-        by = h.closed_by_name or h.closed_by
-        return "Status: closed" + (f" by {by}" if by else "")
-    return "Status: open" + (f" (reminder {h.resends})" if h.resends else "")
-
-
-def render_leads(items: Sequence[HandOff]) -> str:
-    if not items:
-        return "No leads."
-    out = []
-    for h in items:
-        company = f" ({h.company})" if h.company else ""
-        owner = f" → {h.taken_by_name or h.taken_by}" if h.status == "taken" else ""
-        out.append(
-            f"• {h.id} · {h.status}{owner} · {h.client.name}{company} · {', '.join(h.wants)}"
-            f" · {h.created_at:%Y-%m-%d %H:%M}"
-        )
-    return "\n".join(out)
-
-
-# ====================================================================== persistence
-class HandoffStore:
-    """Hand-offs in one SQLite file; every method is blocking (call from a thread)."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS handoff (id TEXT PRIMARY KEY, chat TEXT NOT NULL, "
-            "client_key TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL, "
-            "body TEXT NOT NULL)"
-        )
-        self._db.execute("CREATE INDEX IF NOT EXISTS handoff_client ON handoff(chat, client_key)")
-        self._db.execute("CREATE INDEX IF NOT EXISTS handoff_status ON handoff(status)")
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def save(self, h: HandOff) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO handoff(id, chat, client_key, status, created_at, body) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, "
-                "body = excluded.body",
-                (
-                    h.id,
-                    h.chat,
-                    h.client_key,
-                    h.status,
-                    h.created_at.isoformat(),
-                    h.model_dump_json(),
-                ),
-            )
-
-    def get(self, handoff_id: str) -> HandOff | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT body FROM handoff WHERE id = ?", (handoff_id,)
-            ).fetchone()
-        return HandOff.model_validate_json(row[0]) if row else None
-
-    def latest_for(self, chat: str, client_key: str) -> HandOff | None:
-        """The newest hand-off of this client in this chat that is not closed."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT body FROM handoff WHERE chat = ? AND client_key = ? AND status != 'closed' "
-                "ORDER BY created_at DESC LIMIT 1",
-                (chat, client_key),
-            ).fetchone()
-        return HandOff.model_validate_json(row[0]) if row else None
-
-    def by_status(self, statuses: Sequence[str], limit: int = 100) -> list[HandOff]:
-        marks = ",".join("?" * len(statuses))
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT body FROM handoff WHERE status IN ({marks}) "
-                "ORDER BY created_at DESC LIMIT ?",
-                (*statuses, limit),
-            ).fetchall()
-        return [HandOff.model_validate_json(r[0]) for r in rows]
-
-    def needing_work(self) -> list[HandOff]:
-        """Open hand-offs (deliveries, reminders) and any with a failed card edit."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT body FROM handoff WHERE status = 'open' OR body LIKE '%\"stale\":[\"%' "
-                "ORDER BY created_at"
-            ).fetchall()
-        return [HandOff.model_validate_json(r[0]) for r in rows]
-
-
-# ====================================================================== the service
 @dataclass(frozen=True)
 class HandoffConfig:
     window: timedelta = timedelta(minutes=60)  # further signals within it update, not duplicate
@@ -422,7 +70,7 @@ class HandoffConfig:
 
 class HandoffService:
     def __init__(
-        self, store: HandoffStore, *, clock: Clock, config: HandoffConfig | None = None
+        self, store: HandoffRepository, *, clock: Clock, config: HandoffConfig | None = None
     ) -> None:
         self.store = store
         self.clock = clock
@@ -462,7 +110,7 @@ class HandoffService:
     # ---------------------------------------------------------------- the Core hook
     async def after_message(
         self,
-        core: Core,
+        core: ChatMemory,
         chat: str,
         reply: Reply,
         *,
@@ -510,7 +158,7 @@ class HandoffService:
 
     async def raise_interest(
         self,
-        core: Core,
+        core: ChatMemory,
         chat: str,
         intent: Intent,
         *,
@@ -779,59 +427,3 @@ class HandoffService:
 
     async def aclose(self) -> None:
         await self._io(self.store.close)
-
-
-# ====================================================================== graph context
-def _known_product(store: ChatStore, text: str) -> str | None:
-    """A product this chat already knows that the message names (longest name first)."""
-    keys = f" {name_key(text)} "
-    names = sorted(
-        (store.entities[e].name for e in store.by_kind.get("product", ()) if e in store.entities),
-        key=len,
-        reverse=True,
-    )
-    for name in names:
-        if f" {name_key(name)} " in keys:
-            return name
-    return None
-
-
-def _context(store: ChatStore, author: str, max_facts: int, max_messages: int) -> dict[str, Any]:
-    """Company, role, the relevant facts and the last messages, from this chat only."""
-    key = name_key(author)
-    me = [eid for (_, k), eid in store.by_key.items() if k == key]
-    mine = store.edges_from(me) if me else []
-    company = role = None
-    companies: list[str] = []
-    for e in mine:
-        if e.fact.predicate in ("WORKS_AT", "DECIDES_FOR") and e.fact.object_kind == "company":
-            companies.append(e.dst)
-            company = company or e.fact.object
-        if e.fact.predicate == "HAS_ROLE":
-            role = e.fact.object
-    if not companies:  # nothing ties the client to a company: the companies this chat names
-        companies = sorted(store.by_kind.get("company", ()))[:3]
-        if len(companies) == 1:
-            company = store.entities[companies[0]].name
-    about = [*mine]
-    if companies:
-        about += store.edges_from(companies) + store.edges_to(companies)
-    facts: dict[str, str] = {}
-    for e in about:  # the client first, then their company: decision makers, products, budget
-        facts.setdefault(e.fact.id, e.fact.sentence())
-    recent = store.recent_messages(max_messages)
-    return {
-        "company": company,
-        "role": role,
-        "facts": list(facts.values())[:max_facts],
-        "last_messages": [f"{m.author}: {m.text[:300]}" for m in recent],
-    }
-
-
-def parse_card_value(value: str) -> str:
-    """A Take button's value/callback payload: the hand-off id, validated."""
-    data = json.loads(value) if value.startswith("{") else {"id": value}
-    handoff_id = str(data.get("id", ""))
-    if not re.fullmatch(r"h_[0-9a-f]{12}", handoff_id):
-        raise ValueError("not a hand-off id")
-    return handoff_id

@@ -1,0 +1,66 @@
+"""Answer a question: retrieve (retrieve.py), let the LLM phrase it from the selected facts
+when there is one (the extractive text otherwise), and store the trace."""
+
+from __future__ import annotations
+
+import logging
+
+from core.errors import LlmUnavailable
+from core.language import detect_language
+from core.llm import budget_scope
+from core.models import Answer, EvidenceHit, Trace
+from core.pipeline.render import EXTRACTIVE_FACTS
+from core.pipeline.retrieve import Retriever
+
+log = logging.getLogger(__name__)
+
+
+class Answerer(Retriever):
+    async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
+        question = self.check_text(question)
+        lang = detect_language(question)
+        q_emb = (await self.embed([question]))[0]
+        got = await self.pool.run(chat, lambda s: self.retrieve(s, question, q_emb, lang))
+        answer = got.answer
+        cited = [f.id for f in answer.facts[:EXTRACTIVE_FACTS]]  # what the extractive text lists
+        if self.llm is not None and answer.facts:
+            try:
+                with budget_scope(chat):
+                    reply = await self.llm.answer(
+                        question=question,
+                        language=lang,
+                        facts=answer.facts,
+                        paths=answer.paths,
+                        evidence=got.evidence_text,
+                    )
+                allowed = {f.id for f in answer.facts}
+                cited = [c for c in reply.cited_fact_ids if c in allowed]
+                answer = answer.model_copy(
+                    update={"answer": reply.text, "model": self.llm.answer_model}
+                )
+            except LlmUnavailable as exc:
+                log.warning("chat=%s LLM answer failed, extractive answer used: %s", chat, exc)
+        trace = Trace(
+            id=answer.trace_id,
+            question=question,
+            created_at=self.clock.now(),
+            seeds=answer.seeds,
+            nodes=got.nodes,
+            edges=got.edges,
+            paths=answer.paths,
+            evidence=answer.evidence,
+            answer=answer.answer,
+            model=answer.model,
+            worlds=answer.worlds,
+            cited=cited,
+            evidence_hits=[
+                EvidenceHit(
+                    id=h.id, signals=list(h.signals), score=h.score, ts=h.ts, author=h.author
+                )
+                for h in got.evidence_hits
+            ],
+        )
+        await self.pool.run(
+            chat, lambda s: s.add_trace(trace.id, trace.model_dump_json(), trace.created_at)
+        )
+        return answer

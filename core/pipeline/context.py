@@ -1,0 +1,91 @@
+"""What every pipeline stage shares: the ports and the configuration, bundled once by Core.
+
+Core (core/service.py) builds one Stage context and hands it to each stage (ingest, write,
+retrieve, answer, maintenance), as graphiti bundles its driver, embedder and LLM client."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.config import CoreConfig
+from core.errors import InvalidInput
+from core.extract import OfflineExtractor
+from core.language import detect_language, key_tokens, name_key
+from core.ports import Clock, Embedder, GraphStores, Llm
+from core.texts import t
+from core.worlds import WorldParams
+from ontology import Ontology
+
+
+@dataclass(frozen=True)
+class Context:
+    """The ports and settings of one Core, plus what is derived once from the ontology."""
+
+    pool: GraphStores
+    embedder: Embedder
+    ontology: Ontology
+    config: CoreConfig
+    world_params: WorldParams
+    clock: Clock
+    llm: Llm | None
+    extractor: OfflineExtractor = field(init=False)
+    max_hops: dict[str, int] = field(init=False)
+    kind_by_key: dict[str, str] = field(init=False)  # a kind word's key -> the kind
+    surface_keys: set[str] = field(init=False)  # keys of the predicates' surface forms
+
+    def __post_init__(self) -> None:
+        ontology = self.ontology
+        kind_by_key: dict[str, str] = {}
+        for word, kind in ontology.kind_words().items():
+            kind_by_key.setdefault(name_key(word), kind)
+        derived = {
+            "extractor": OfflineExtractor(ontology),
+            "max_hops": {p.name: p.max_hops for p in ontology.predicates.values()},
+            "kind_by_key": kind_by_key,
+            "surface_keys": {
+                k
+                for pred in ontology.predicates.values()
+                for forms in pred.surface.values()
+                for form in forms
+                for k in key_tokens(form)
+            },
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
+
+class Stage:
+    """A pipeline stage: the context's parts under the names the stages' code uses."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.pool = ctx.pool
+        self.embedder = ctx.embedder
+        self.ontology = ctx.ontology
+        self.config = ctx.config
+        self.world_params = ctx.world_params
+        self.clock = ctx.clock
+        self.llm = ctx.llm
+        self.extractor = ctx.extractor
+        self._max_hops = ctx.max_hops
+        self._kind_by_key = ctx.kind_by_key
+        self._surface_keys = ctx.surface_keys
+
+    def check_text(self, text: str) -> str:
+        text = (text or "").replace("\x00", "").strip()
+        if not text:
+            raise InvalidInput(t("empty", "en"))
+        if len(text) > self.config.max_message_chars:
+            lang = detect_language(text[:500])
+            raise InvalidInput(
+                t("too_long", lang, n=len(text), limit=self.config.max_message_chars)
+            )
+        return text
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        return await asyncio.to_thread(self.embedder.embed, list(texts))

@@ -1,0 +1,205 @@
+"""Ingest one message: store it first (routed to a world, absorbed), then extract (LLM, or
+the ontology's surface forms offline), then resolve and write its facts (write.py)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from core.errors import LlmUnavailable
+from core.language import clean_name, name_key
+from core.llm import budget_scope
+from core.models import IngestResult, Rejection, TripleIn
+from core.pipeline.write import Writer
+from core.ports import GraphStore, Vector
+from core.rows import new_id
+from core.worlds import absorb, merge_touched, route
+
+log = logging.getLogger(__name__)
+
+
+class Ingest(Writer):
+    async def remember(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+    ) -> IngestResult:
+        """Store the message first, then extract, validate, resolve and write its facts."""
+        text = self.check_text(text)
+        author = clean_name(author or "user")[:100] or "user"
+        msg_id = (message_id or "").strip()[:200] or new_id("m")
+        ts = ts or self.clock.now()
+        emb = await self.message_vectors(author, text)
+        if self.llm is None:
+            return await self.pool.run(
+                chat, lambda s: self.ingest_offline(s, msg_id, author, text, ts, emb)
+            )
+        stored = await self.pool.run(
+            chat, lambda s: self.store_message(s, msg_id, author, text, ts, emb, "pending")
+        )
+        if stored.duplicate:
+            return stored
+        await self.name_world(chat, stored, text)
+        result = await self.extract_with_llm(chat, stored.message_id, author, text, stored.world)
+        result.world_born = stored.world_born
+        return result
+
+    async def message_vectors(self, author: str, text: str) -> tuple[Vector, Vector]:
+        """(stored vector of "author: text", routing vector). Adaptive routing embeds the text
+        alone: the author prefix makes one person's messages on unrelated topics look alike
+        (measured by bench/worlds.py)."""
+        if self.config.world_mode != "adaptive":
+            emb = (await self.embed([f"{author}: {text}"]))[0]
+            return emb, emb
+        both = await self.embed([f"{author}: {text}", text])
+        return both[0], both[1]
+
+    async def name_world(self, chat: str, stored: IngestResult, text: str) -> None:
+        """A newborn world gets its topic name from the LLM when one is configured (the
+        keyword name stays when the LLM fails)."""
+        if not stored.world_born or self.llm is None:
+            return
+        try:
+            with budget_scope(chat):
+                topic = (await self.llm.topic_name(texts=[text])).strip()[:80]
+        except LlmUnavailable as exc:
+            log.info("chat=%s topic name from keywords (LLM failed: %s)", chat, exc)
+            return
+        if topic:
+            await self.pool.run(chat, lambda s: s.rename_world(stored.world, topic))
+
+    async def extract_with_llm(
+        self, chat: str, msg_id: str, author: str, text: str, world: str
+    ) -> IngestResult:
+        assert self.llm is not None
+        known = await self.pool.run(chat, lambda s: self.known_names(s, world))
+        topic = known[0]
+        try:
+            with budget_scope(chat):
+                triples = await self.llm.extract(
+                    text=text, author=author, world_topic=topic, known_entities=known[1]
+                )
+            status = "llm"
+        except LlmUnavailable as exc:
+            log.warning("chat=%s LLM extraction failed, using offline path: %s", chat, exc)
+            triples = None
+            status = "failed"  # the retry job tries the LLM again later
+        return await self.pool.run(
+            chat, lambda s: self.apply(s, msg_id, text, triples, world, status)
+        )
+
+    def known_names(self, store: GraphStore, world: str) -> tuple[str, list[str]]:
+        w = store.worlds.get(world)
+        names = [e.name for e in store.entities.values() if e.world == world][:200]
+        return (w.topic if w else ""), names
+
+    def store_message(
+        self,
+        store: GraphStore,
+        msg_id: str,
+        author: str,
+        text: str,
+        ts: datetime,
+        emb: Vector | tuple[Vector, Vector],
+        extraction: str,
+    ) -> IngestResult:
+        if msg_id in store.message_ids:
+            return IngestResult(message_id=msg_id, duplicate=True)
+        stored_emb, route_emb = emb if isinstance(emb, tuple) else (emb, emb)
+        now = self.clock.now()
+        mode, params = self.config.world_mode, self.world_params
+        routed = route(store, route_emb, params, mode=mode, text=text, now=now, ts=ts)
+        world = routed.world
+        if routed.born:
+            store.upsert_world(world)
+        store.add_message(
+            message_id=msg_id,
+            author=author,
+            text=text,
+            ts=ts,
+            world=world.id,
+            extraction=extraction,
+            embedding=stored_emb,
+        )
+        absorb(store, world, route_emb, now=now)
+        wid = merge_touched(store, world.id, params, now) if mode == "adaptive" else world.id
+        return IngestResult(
+            message_id=msg_id, world=wid, world_born=routed.born and wid == world.id
+        )
+
+    def ingest_offline(
+        self,
+        store: GraphStore,
+        msg_id: str,
+        author: str,
+        text: str,
+        ts: datetime,
+        emb: Vector | tuple[Vector, Vector],
+    ) -> IngestResult:
+        stored = self.store_message(store, msg_id, author, text, ts, emb, "offline")
+        if stored.duplicate:
+            return stored
+        result = self.apply(store, msg_id, text, None, stored.world, "offline")
+        result.world_born = stored.world_born
+        return result
+
+    def apply(
+        self,
+        store: GraphStore,
+        msg_id: str,
+        text: str,
+        triples: list[TripleIn] | None,
+        world: str,
+        status: str,
+    ) -> IngestResult:
+        world = store.resolve_world(world)  # merged while the LLM was extracting: the survivor
+        if triples is None:
+            triples = self.extractor.extract(text, known=lambda n: self.known_kind(store, world, n))
+        result = self.write_triples(store, triples, source=msg_id, world=world)
+        if status != "offline":
+            store.set_extraction(msg_id, status)
+        return result
+
+    def known_kind(self, store: GraphStore, world: str, name: str) -> str | None:
+        eid = store.by_key.get((world, name_key(name)))
+        return store.entities[eid].kind if eid else None
+
+    async def remember_triple(
+        self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
+    ) -> IngestResult:
+        """An explicit fact (CLI, /remember a | kind | P | b | kind): stored with its message."""
+        reason = self.ontology.check(triple.subject_kind, triple.predicate, triple.object_kind)
+        if reason is not None:  # refused before anything is stored
+            log.info("rejected explicit triple (%s): %s", triple.predicate, reason)
+            return IngestResult(message_id="", rejected=[Rejection(triple=triple, reason=reason)])
+        text = f"{triple.subject} {triple.predicate} {triple.object}"
+        msg_id = (message_id or "").strip()[:200] or new_id("m")
+        emb = await self.message_vectors(author, text)
+        now = self.clock.now()
+
+        def run(store: GraphStore) -> IngestResult:
+            stored = self.store_message(store, msg_id, author, text, now, emb, "explicit")
+            if stored.duplicate:
+                return stored
+            return self.write_triples(store, [triple], source=msg_id, world=stored.world)
+
+        return await self.pool.run(chat, run)
+
+    async def remember_fact_from(self, chat: str, triple: TripleIn, *, source: str) -> IngestResult:
+        """A fact derived from an already stored message (e.g. a hand-off's INTERESTED_IN),
+        written in that message's world with the message as its source."""
+        reason = self.ontology.check(triple.subject_kind, triple.predicate, triple.object_kind)
+        if reason is not None:
+            rejected = [Rejection(triple=triple, reason=reason)]
+            return IngestResult(message_id=source, rejected=rejected)
+
+        def run(store: GraphStore) -> IngestResult:
+            origin = store.messages([source])
+            world = origin[0].world if origin else next(iter(store.worlds), "")
+            return self.write_triples(store, [triple], source=source, world=world)
+
+        return await self.pool.run(chat, run)

@@ -1,0 +1,212 @@
+"""Retrieval for a question: worlds, seeds (named and by meaning), k-hop expansion, directional
+reach, personalised PageRank, then selection (select.py), evidence (core/recall/) and the
+extractive text (render.py). Runs in the chat's worker thread, on the GraphStore port."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.language import STOPWORDS, clean_name, key_tokens, name_key
+from core.models import Answer, FactView, ScoredEntity, Seed
+from core.pipeline.context import Stage
+from core.pipeline.render import extractive, when_line
+from core.pipeline.select import best_paths, literal_entities, select_facts, yes_no_answer
+from core.ports import GraphStore, Vector
+from core.recall import Hit
+from core.recall import rank as recall_rank
+from core.retrieval import directional_reach, expand_hops, graph_scores, personalized_pagerank
+from core.rows import new_id
+from core.texts import t
+from core.worlds import question_worlds
+
+
+@dataclass
+class Retrieved:
+    answer: Answer
+    nodes: list[ScoredEntity]
+    edges: list[FactView]
+    evidence_text: list[tuple[str, str]]
+    evidence_hits: list[Hit] = field(default_factory=list)
+
+
+class Retriever(Stage):
+    def kind_targets(self, question: str) -> set[str]:
+        return {self._kind_by_key[k] for k in key_tokens(question) if k in self._kind_by_key}
+
+    def content_phrase(self, question: str) -> str:
+        words = [
+            w
+            for w in clean_name(question).split()
+            if name_key(w)
+            and name_key(w) not in STOPWORDS
+            and w.lower() not in STOPWORDS
+            and name_key(w) not in self._kind_by_key
+            and name_key(w) not in self._surface_keys
+        ]
+        return " ".join(words).strip("?!.,") or question.strip("?!. ")
+
+    def retrieve(self, store: GraphStore, question: str, q_emb: Vector, lang: str) -> Retrieved:
+        cfg = self.config
+        worlds = set(
+            question_worlds(store, q_emb, self.world_params, mode=cfg.world_mode, text=question)
+        ) or {""}
+        trace_id = new_id("t")
+        base = Answer(answer="", language=lang, worlds=sorted(worlds), trace_id=trace_id)
+        literal = literal_entities(store, question, worlds)
+        clauses = self.extractor.parse(question, question=True)
+        unknown = [
+            name
+            for c in clauses
+            for name in (c.subject, *c.objects)
+            if name and not literal_entities(store, name, worlds)
+        ]
+        vectors = store.entity_vectors
+        sims = vectors.scores(q_emb)  # one scan; every cosine below is read from it
+
+        def cosine(eid: str) -> float:
+            if eid in literal:
+                return 1.0
+            row = vectors.row(eid)
+            return 0.0 if row is None else float(sims[row])
+
+        vec_seeds = [
+            (eid, s)
+            for eid, s in vectors.best(sims, cfg.top_k_seeds)
+            if s >= cfg.min_seed_similarity and store.entities[eid].world in worlds
+        ]
+        if unknown and not literal:
+            vec_seeds = []  # the question names something we do not know: say so, don't guess
+        targets = sorted(
+            (
+                eid
+                for kind in self.kind_targets(question)
+                for eid in store.by_kind.get(kind, ())
+                if store.entities[eid].world in worlds
+            ),
+            key=lambda i: -cosine(i),
+        )[:20]
+        sources = literal or [e for e, _ in vec_seeds]
+        if not sources:
+            evidence_ids, evidence_text, hits = self.evidence(store, question, q_emb, literal, [])
+            names = ", ".join(unknown) if unknown else self.content_phrase(question)
+            when = when_line(question, lang, hits, evidence_text)
+            answer = base.model_copy(
+                update={
+                    "answer": when
+                    or (t("no_facts", lang, names=names) if names else t("no_facts_at_all", lang)),
+                    "unknown": unknown or [names],
+                    "evidence": evidence_ids,
+                }
+            )
+            return Retrieved(answer, [], [], evidence_text, hits)
+
+        seed_ids = list(dict.fromkeys([*sources, *(targets if literal else [])]))
+        edges = expand_hops(
+            seed_ids,
+            hops=cfg.hops,
+            max_hops=self._max_hops,
+            edges_from=store.edges_from,
+            edges_to=store.edges_to,
+        )
+        reach = directional_reach(
+            sources, edges.values(), max_hops=self._max_hops, limit=2 * cfg.hops
+        )
+        kept = set(reach)
+        s_vec = {n: cosine(n) for n in kept}
+        sub_edges = [e for e in edges.values() if e.src in kept and e.dst in kept]
+        nodes = sorted(kept)
+        personal = {eid: max(s_vec.get(eid, 0.0), 0.0) for eid in sources}
+        ppr = personalized_pagerank(nodes, sub_edges, personal, damping=cfg.ppr_damping)
+        top = max(ppr.values(), default=0.0) or 1.0
+        s_graph = graph_scores(reach, s_vec, alpha=cfg.alpha, gamma=cfg.gamma)
+        score = {
+            n: cfg.alpha * max(s_vec.get(n, 0.0), 0.0) + (1 - cfg.alpha) * ppr.get(n, 0.0) / top
+            for n in nodes
+        }
+        scored = sorted(
+            (
+                ScoredEntity(
+                    id=n,
+                    name=store.entities[n].name,
+                    kind=store.entities[n].kind,
+                    s_vec=round(s_vec.get(n, 0.0), 4),
+                    s_graph=round(s_graph.get(n, 0.0), 4),
+                    ppr=round(ppr.get(n, 0.0), 4),
+                    score=round(score[n], 4),
+                )
+                for n in nodes
+                if n in store.entities
+            ),
+            key=lambda x: -x.score,
+        )
+        wanted = [c.predicate.name for c in clauses]
+        path_edges = best_paths(reach, score, targets, set(sources), wanted)
+        yes_no = yes_no_answer(
+            store,
+            question,
+            clauses,
+            worlds,
+            lang,
+            max_hops=self._max_hops,
+            default_hops=cfg.hops,
+        )
+        if yes_no is not None:
+            path_edges = [yes_no[1]] if yes_no[1] else []
+        facts = select_facts(path_edges, sub_edges, score, cfg.max_facts)
+        paths = [
+            [store.entities[p[0].src].name, *(store.entities[e.dst].name for e in p)]
+            for p in path_edges
+        ]
+        evidence_ids, evidence_text, hits = self.evidence(
+            store, question, q_emb, literal, [s for f in facts for s in f.sources]
+        )
+        seeds = [
+            Seed(entity=store.entities[e].name, score=round(s_vec.get(e, 0.0), 4)) for e in sources
+        ]
+        text = extractive(
+            lang, paths, facts, targets, reach, store, yes_no[0] if yes_no else None, unknown
+        )
+        when = when_line(question, lang, hits, evidence_text)
+        text = f"{when}\n{text}" if when else text
+        answer = base.model_copy(
+            update={
+                "answer": text,
+                "seeds": seeds,
+                "facts": facts,
+                "paths": paths,
+                "evidence": evidence_ids,
+                "unknown": unknown,
+            }
+        )
+        return Retrieved(
+            answer, scored[:50], [e.fact for e in sub_edges][:200], evidence_text, hits
+        )
+
+    def evidence(
+        self,
+        store: GraphStore,
+        question: str,
+        q_emb: Vector,
+        literal: list[str],
+        provenance: list[str],
+    ) -> tuple[list[str], list[tuple[str, str]], list[Hit]]:
+        """Evidence messages, most relevant first (hybrid recall, core/recall.py), chat-wide:
+        world routing never hides a message a chat-wide search would find."""
+        cfg = self.config.recall()
+        entity_messages = list(dict.fromkeys(provenance))
+        if literal:  # the question's entities: their facts' sources, then their mentions
+            entity_messages += store.fact_sources(literal, cfg.depth)
+            entity_messages += store.mentions_of(literal, cfg.depth)
+        now = self.clock.now()
+        if self.config.recall_time_anchor == "latest":
+            now = store.recall.latest() or now
+        hits = recall_rank(
+            store.recall,
+            store.message_vectors,
+            store.message_vectors.scores(q_emb),
+            question,
+            entity_messages=entity_messages,
+            now=now,
+            cfg=cfg,
+        )
+        return [h.id for h in hits], [(h.id, f"{h.author}: {h.text}") for h in hits[:10]], hits

@@ -1,0 +1,92 @@
+"""Row types of a chat's graph, shared by the store adapter and the domain.
+
+The domain (ingest, answer, worlds, hand-off) reads and writes a chat's graph through the
+GraphStore port (core/ports.py) in these types; only core/store/ knows how they are kept.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from core.models import FactView
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+@dataclass
+class EntityRow:
+    id: str
+    kind: str
+    name: str
+    key: str
+    world: str
+    ident: str
+    aliases: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MessageRow:
+    id: str
+    seq: int
+    author: str
+    text: str
+    ts: datetime
+    world: str
+    extraction: str
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One active fact seen during traversal, with what a FactView needs."""
+
+    src: str
+    dst: str
+    fact: FactView
+
+
+@dataclass
+class WorldRow:
+    id: str
+    topic: str
+    centroid: npt.NDArray[np.float32]
+    access_count: int
+    created_at: datetime
+    last_active: datetime
+    merged_into: str
+    # in memory only (loaded at open, kept current by writes): what maturity and routing need
+    messages: int = 0
+    facts: int = 0  # active facts
+    conf_sum: float = 0.0  # sum of the active facts' confidence
+
+
+@dataclass(frozen=True)
+class PlannedEntity:
+    id: str
+    kind: str
+    name: str
+    key: str
+    world: str
+    ident: str
+    embedding: npt.NDArray[np.float32] | None  # None when the entity already exists
+
+
+@dataclass(frozen=True)
+class PlannedFact:
+    subject: PlannedEntity
+    predicate: str
+    object: PlannedEntity
+    confidence: float
+    single_valued: bool  # cardinality one: a new object supersedes the previous one
+
+
+@dataclass
+class WriteOutcome:
+    stored: list[FactView] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)

@@ -1,0 +1,57 @@
+"""The in-memory adjacency of a chat's active facts and mentions (the read path's graph)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(slots=True)
+class ActiveFact:
+    """An active fact as the in-memory adjacency holds it; names come from the entities."""
+
+    id: str
+    src: str
+    dst: str
+    predicate: str
+    confidence: float
+    valid_from: datetime
+    sources: list[str]
+    world: str
+
+
+class ActiveGraph:
+    """Adjacency of a chat's active facts and its message mentions, for the read path.
+
+    Kùzu stays the source of truth. Measured at 100k facts: each per-hop traversal query took
+    3-5 ms, so a question (four hops, mentions) spent most of its time in Kùzu while these
+    lookups are microseconds. ChatStore keeps it in step with the facts it writes itself and
+    drops it after any other write to facts, mentions or entities (reloaded on next read).
+    """
+
+    def __init__(self) -> None:
+        self.out: dict[str, dict[str, ActiveFact]] = {}
+        self.inn: dict[str, dict[str, ActiveFact]] = {}
+        self.by_id: dict[str, ActiveFact] = {}
+        self.mentions: dict[str, dict[str, None]] = {}  # entity -> message ids, oldest first
+
+    def add(self, fact: ActiveFact) -> None:
+        self.by_id[fact.id] = fact
+        self.out.setdefault(fact.src, {})[fact.id] = fact
+        self.inn.setdefault(fact.dst, {})[fact.id] = fact
+
+    def remove(self, fact_id: str) -> None:
+        fact = self.by_id.pop(fact_id, None)
+        if fact is not None:
+            self.out.get(fact.src, {}).pop(fact_id, None)
+            self.inn.get(fact.dst, {}).pop(fact_id, None)
+
+    def mention(self, message_id: str, entity_id: str) -> None:
+        self.mentions.setdefault(entity_id, {})[message_id] = None
+
+
+def _reconfirm(graph: ActiveGraph, *, fact_id: str, confidence: float, sources: list[str]) -> None:
+    fact = graph.by_id.get(fact_id)
+    if fact is not None:
+        fact.confidence = confidence
+        fact.sources = list(sources)

@@ -1,0 +1,156 @@
+"""Reading the graph (edges around entities, fact listings) through the in-memory
+ActiveGraph, and status changes and erasure of facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from core.models import FactStatus, FactView
+from core.rows import (
+    Edge,
+)
+from core.store.active_graph import ActiveFact, ActiveGraph
+from core.store.connection import _naive, _utc
+from core.store.facts import FactWriter
+
+_FACT_COLUMNS = (
+    "a.id, a.name, a.kind, f.predicate, b.id, b.name, b.kind, f.id, f.confidence, f.status, "
+    "f.valid_from, f.valid_to, f.sources, f.world"
+)
+
+
+class GraphReader(FactWriter):
+    @staticmethod
+    def _row_to_edge(r: list[Any]) -> Edge:
+        view = FactView(
+            id=r[7],
+            subject=r[1],
+            subject_kind=r[2],
+            predicate=r[3],
+            object=r[5],
+            object_kind=r[6],
+            confidence=float(r[8]),
+            status=r[9],
+            valid_from=_utc(r[10]) or datetime.now(UTC),
+            valid_to=_utc(r[11]),
+            sources=list(r[12] or []),
+            world=r[13] or "",
+        )
+        return Edge(src=r[0], dst=r[4], fact=view)
+
+    def active_graph(self) -> ActiveGraph:
+        if self._graph is None:
+            graph = ActiveGraph()
+            for r in self._rows(
+                "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.status = 'active' RETURN f.id, "
+                "a.id, b.id, f.predicate, f.confidence, f.valid_from, f.sources, f.world"
+            ):
+                graph.add(
+                    ActiveFact(
+                        r[0],
+                        r[1],
+                        r[2],
+                        r[3],
+                        float(r[4]),
+                        _utc(r[5]) or datetime.now(UTC),
+                        list(r[6] or []),
+                        r[7] or "",
+                    )
+                )
+            for m, e in self._rows(
+                "MATCH (m:Message)-[:MENTIONS]->(e:Entity) RETURN m.id, e.id ORDER BY m.seq"
+            ):
+                graph.mention(m, e)
+            self._graph = graph
+        return self._graph
+
+    def _edge(self, f: ActiveFact) -> Edge:
+        subj, obj = self.entities.get(f.src), self.entities.get(f.dst)
+        view = FactView(
+            id=f.id,
+            subject=subj.name if subj else f.src,
+            subject_kind=subj.kind if subj else "",
+            predicate=f.predicate,
+            object=obj.name if obj else f.dst,
+            object_kind=obj.kind if obj else "",
+            confidence=f.confidence,
+            status=FactStatus.ACTIVE.value,
+            valid_from=f.valid_from,
+            sources=list(f.sources),
+            world=f.world,
+        )
+        return Edge(src=f.src, dst=f.dst, fact=view)
+
+    def edges_from(self, ids: Iterable[str]) -> list[Edge]:
+        """Active facts whose subject is one of ids."""
+        graph = self.active_graph()
+        return [self._edge(f) for i in ids for f in graph.out.get(i, {}).values()]
+
+    def edges_to(self, ids: Iterable[str]) -> list[Edge]:
+        """Active facts whose object is one of ids."""
+        graph = self.active_graph()
+        return [self._edge(f) for i in ids for f in graph.inn.get(i, {}).values()]
+
+    def facts(
+        self, entity_ids: Sequence[str] | None, *, history: bool, limit: int
+    ) -> list[FactView]:
+        where = [] if history else ["f.status = 'active'"]
+        params: dict[str, Any] = {"n": limit}
+        if entity_ids is not None:
+            where.append("(a.id IN $ids OR b.id IN $ids)")
+            params["ids"] = list(entity_ids)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        rows = self._rows(
+            f"MATCH (a:Entity)-[f:FACT]->(b:Entity) {clause} RETURN {_FACT_COLUMNS} "
+            "ORDER BY f.valid_from DESC LIMIT $n",
+            params,
+        )
+        return [self._row_to_edge(r).fact for r in rows]
+
+    def fact_count(self, *, active_only: bool = True) -> int:
+        clause = "WHERE f.status = 'active'" if active_only else ""
+        return int(self._rows(f"MATCH ()-[f:FACT]->() {clause} RETURN count(*)")[0][0])
+
+    def set_fact_status(self, fact_ids: Sequence[str], status: str, now: datetime) -> None:
+        self._exec(
+            "MATCH ()-[f:FACT]->() WHERE f.id IN $ids SET f.status = $st, f.valid_to = $now",
+            {"ids": list(fact_ids), "st": status, "now": _naive(now)},
+        )
+        self.refresh_world_stats()
+
+    def set_fact_confidence(self, updates: Sequence[tuple[str, float]]) -> None:
+        for fact_id, conf in updates:
+            self._exec(
+                "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c",
+                {"id": fact_id, "c": conf},
+            )
+
+    def active_facts_for_decay(self) -> list[tuple[str, float, datetime]]:
+        rows = self._rows(
+            "MATCH ()-[f:FACT]->() WHERE f.status = 'active' RETURN f.id, f.confidence, f.confirmed_at"
+        )
+        return [(r[0], float(r[1]), _utc(r[2]) or datetime.now(UTC)) for r in rows]
+
+    def forget_entities(self, entity_ids: Sequence[str]) -> int:
+        """Hard-delete entities with all their facts (a user's explicit erase request)."""
+        ids = list(entity_ids)
+        with self.transaction():
+            n = self._rows(
+                "MATCH (a:Entity)-[f:FACT]-(b:Entity) WHERE a.id IN $ids RETURN count(DISTINCT f.id)",
+                {"ids": ids},
+            )[0][0]
+            self._exec("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": ids})
+        gone = set(ids)
+        for eid in ids:
+            ent = self.entities.pop(eid, None)
+            if ent:
+                self.by_kind.get(ent.kind, set()).discard(eid)
+                self.by_key = {k: v for k, v in self.by_key.items() if v != eid}
+                if ent.ident:
+                    self.by_ident.pop(ent.ident, None)
+        self.entity_vectors.remove(gone)
+        self.refresh_world_stats()
+        return int(n)

@@ -1,0 +1,133 @@
+"""A chat's in-memory indexes (entities by key, kind and identifier, vectors, words, worlds),
+loaded from the database when the chat opens and kept current by the store's writes.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core.index.vectors import VectorMatrix
+from core.index.words import MessageIndex
+from core.rows import (
+    EntityRow,
+    WorldRow,
+)
+from core.store.connection import KuzuConnection, _utc
+
+
+class ChatIndexes(KuzuConnection):
+    entities: dict[str, EntityRow]
+    by_key: dict[tuple[str, str], str]  # (world, key) -> entity id
+    by_ident: dict[str, str]  # stable identifier -> entity id
+    by_kind: dict[str, set[str]]  # kind -> entity ids ("which policy ...")
+    entity_vectors: VectorMatrix
+    message_vectors: VectorMatrix
+    recall: MessageIndex  # keywords, authors, timestamps (core/store/message_index.py)
+    message_ids: set[str]
+    message_seq: int
+    worlds: dict[str, WorldRow]
+    world_vectors: VectorMatrix  # unit centroids of live worlds (routing)
+    key_worlds: dict[str, set[str]]  # entity name key -> worlds that know it
+    last_world: str  # the world of the latest message (conversational continuity)
+    last_message_ts: datetime | None
+    last_trace_id: str | None
+    # predicates of cardinality one (set from the ontology when the chat opens)
+    single_valued: frozenset[str]
+
+    def _world_row(self, row: list[Any], vec: npt.NDArray[np.float32] | None) -> WorldRow:
+        """A world from (id, topic, access_count, created_at, last_active, merged_into) and
+        its centroid, as _load and the schema-1 migration read them."""
+        return WorldRow(
+            row[0],
+            row[1] or "",
+            vec if vec is not None else np.zeros(self.dim, np.float32),
+            int(row[2] or 0),
+            _utc(row[3]) or datetime.now(UTC),
+            _utc(row[4]) or datetime.now(UTC),
+            row[5] or "",
+        )
+
+    def _load(self) -> None:
+        for row, vec in self._vectors(
+            "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
+        ):
+            ent = EntityRow(
+                row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or [])
+            )
+            self._index_entity(ent, vec)
+        for row, vec in self._vectors(
+            "MATCH (m:Message) RETURN m.id, m.seq, m.author, m.text, m.ts, m.emb ORDER BY m.seq"
+        ):
+            self.message_ids.add(row[0])
+            self.message_seq = max(self.message_seq, int(row[1]))
+            if vec is not None:
+                self.message_vectors.add(row[0], vec)
+            self.recall.add(row[0], row[2] or "", row[3] or "", _utc(row[4]) or datetime.now(UTC))
+        for row, vec in self._vectors(
+            "MATCH (w:Record {kind: 'world'}) RETURN w.key, w.topic, w.access_count, "
+            "w.created_at, w.last_active, w.merged_into, w.centroid"
+        ):
+            self.worlds[row[0]] = self._world_row(row, vec)
+        for w in self.worlds.values():
+            self._sync_world_vector(w)
+        self.refresh_world_stats()
+        last = self._rows("MATCH (m:Message) RETURN m.world, m.ts ORDER BY m.seq DESC LIMIT 1")
+        if last:
+            self.last_world, self.last_message_ts = last[0][0] or "", _utc(last[0][1])
+        rows = self._rows(
+            "MATCH (t:Record {kind: 'trace'}) RETURN t.key ORDER BY t.created_at DESC LIMIT 1"
+        )
+        self.last_trace_id = rows[0][0] if rows else None
+
+    def _index_entity(self, ent: EntityRow, vec: npt.NDArray[np.float32] | None) -> None:
+        self.entities[ent.id] = ent
+        self.by_kind.setdefault(ent.kind, set()).add(ent.id)
+        self.by_key[(ent.world, ent.key)] = ent.id
+        self.key_worlds.setdefault(ent.key, set()).add(ent.world)
+        for alias in ent.aliases:
+            self.by_key.setdefault((ent.world, alias), ent.id)
+        if ent.ident:
+            self.by_ident[ent.ident] = ent.id
+        if vec is not None:
+            self.entity_vectors.add(ent.id, vec)
+
+    def _sync_world_vector(self, world: WorldRow) -> None:
+        if world.merged_into:
+            if world.id in self.world_vectors:
+                self.world_vectors.remove({world.id})
+            return
+        norm = float(np.linalg.norm(world.centroid))
+        self.world_vectors.add(world.id, world.centroid / norm if norm > 0 else world.centroid)
+
+    def refresh_world_stats(self) -> None:
+        """Recount each world's active facts, their confidence and messages (one query each;
+        at open and after bulk changes, never per message)."""
+        rows = self._rows(
+            "MATCH ()-[f:FACT]->() WHERE f.status = 'active' "
+            "RETURN f.world, count(*), sum(f.confidence)"
+        )
+        stats = {wid: (int(n), float(total or 0.0)) for wid, n, total in rows}
+        msgs = {wid: int(n) for wid, n in self._rows("MATCH (m:Message) RETURN m.world, count(*)")}
+        for w in self.worlds.values():
+            w.facts, w.conf_sum = stats.get(w.id, (0, 0.0))
+            w.messages = msgs.get(w.id, 0)
+
+    def _fact_stat(self, world: str, facts: int, conf: float) -> None:
+        w = self.worlds.get(world)
+        if w is not None:
+            w.facts += facts
+            w.conf_sum += conf
+
+    def resolve_world(self, world_id: str) -> str:
+        """Follow merged_into pointers to the live world (old traces keep resolving)."""
+        seen: set[str] = set()
+        while (
+            world_id in self.worlds and self.worlds[world_id].merged_into and world_id not in seen
+        ):
+            seen.add(world_id)
+            world_id = self.worlds[world_id].merged_into
+        return world_id

@@ -1,0 +1,195 @@
+"""The merge policy of two worlds: messages, facts and entities move; same-name entities
+without identifiers are unified (name becomes an alias); duplicate facts fold (sources joined,
+confidence combined) and a cardinality-one predicate keeps its newest value.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core.models import FactStatus
+from core.store.connection import _naive, _utc
+from core.store.messages import MessageLog
+
+# A fact matched through its end points. After a merge's copies and deletions in the same
+# transaction, a scan of every FACT edge by id (MATCH ()-[f:FACT]->() WHERE f.id = ...) trips an
+# assertion in kuzu 0.11.3 (csr_node_group.cpp, KU_UNREACHABLE) and fails the merge.
+_FACT_BETWEEN = "MATCH (a:Entity {id: $a})-[f:FACT]->(b:Entity {id: $b})"
+
+
+class WorldMerger(MessageLog):
+    def merge_worlds(
+        self, src: str, dst: str, centroid: npt.NDArray[np.float32], now: datetime
+    ) -> dict[str, int]:
+        """Move src's messages, facts and entities into dst in one transaction. An entity of src
+        without an identifier whose name dst already knows is unified with dst's entity: its
+        facts and mentions are re-attached (Kùzu cannot re-point an edge: copy, then delete),
+        its name becomes an alias. src stays as a row pointing to dst (merged_into)."""
+        a, b = self.worlds[src], self.worlds[dst]
+        unify = {
+            ent.id: self.by_key[(dst, ent.key)]
+            for ent in self.entities.values()
+            if ent.world == src
+            and not ent.ident
+            and (dst, ent.key) in self.by_key
+            and self.by_key[(dst, ent.key)] != ent.id
+        }
+        moved = [e for e in self.entities.values() if e.world == src and e.id not in unify]
+        props = (
+            "id, predicate, confidence, status, valid_from, valid_to, confirmed_at, sources, world"
+        )
+        copy = ", ".join(f"{p.strip()}: f.{p.strip()}" for p in props.split(","))
+        with self.transaction():
+            self._exec(
+                "MATCH (m:Message) WHERE m.world = $s SET m.world = $d", {"s": src, "d": dst}
+            )
+            self._exec(
+                "MATCH ()-[f:FACT]->() WHERE f.world = $s SET f.world = $d", {"s": src, "d": dst}
+            )
+            for old, new in unify.items():
+                for pattern, create in (
+                    ("(x:Entity {id: $old})-[f:FACT]->(y:Entity)", "(n)-[:FACT {%s}]->(y)"),
+                    ("(y:Entity)-[f:FACT]->(x:Entity {id: $old})", "(y)-[:FACT {%s}]->(n)"),
+                ):
+                    self._exec(
+                        f"MATCH {pattern}, (n:Entity {{id: $new}}) WHERE y.id <> $old "
+                        f"CREATE {create % copy}",
+                        {"old": old, "new": new},
+                    )
+                self._exec(  # a fact from the entity to itself
+                    "MATCH (x:Entity {id: $old})-[f:FACT]->(x), (n:Entity {id: $new}) "
+                    f"CREATE (n)-[:FACT {{{copy}}}]->(n)",
+                    {"old": old, "new": new},
+                )
+                self._exec(
+                    "MATCH (m:Message)-[:MENTIONS]->(x:Entity {id: $old}), (n:Entity {id: $new}) "
+                    "MERGE (m)-[:MENTIONS]->(n)",
+                    {"old": old, "new": new},
+                )
+                keep = self.entities[new]
+                aliases = sorted({*keep.aliases, self.entities[old].key} - {keep.key})
+                self._exec(
+                    "MATCH (n:Entity {id: $new}) SET n.aliases = $a", {"new": new, "a": aliases}
+                )
+                keep.aliases = aliases
+                self._exec("MATCH (x:Entity {id: $old}) DETACH DELETE x", {"old": old})
+            folded, closed = self._consolidate(sorted(set(unify.values())), now)
+            if moved:
+                self._exec(
+                    "MATCH (e:Entity) WHERE e.id IN $ids SET e.world = $d",
+                    {"ids": [e.id for e in moved], "d": dst},
+                )
+            b.centroid = centroid.astype(np.float32)
+            b.access_count += a.access_count
+            b.last_active = max(a.last_active, b.last_active)
+            a.merged_into = dst
+            for w in self.worlds.values():  # worlds merged into src earlier now point to dst
+                if w.merged_into == src:
+                    w.merged_into = dst
+                    self.upsert_world(w)
+            self.upsert_world(a)
+            self.upsert_world(b)
+        for old in unify:
+            ent = self.entities.pop(old)
+            self.by_kind.get(ent.kind, set()).discard(old)
+        self.entity_vectors.remove(set(unify))
+        for ent in moved:
+            ent.world = dst
+        self.by_key = {}
+        self.key_worlds = {}
+        for ent in self.entities.values():
+            self.by_key[(ent.world, ent.key)] = ent.id
+            self.key_worlds.setdefault(ent.key, set()).add(ent.world)
+            for alias in ent.aliases:
+                self.by_key.setdefault((ent.world, alias), ent.id)
+        if self.last_world == src:
+            self.last_world = dst
+        self.refresh_world_stats()
+        return {
+            "unified": len(unify),
+            "moved_entities": len(moved),
+            "duplicates_folded": folded,
+            "superseded": closed,
+        }
+
+    def _consolidate(self, entity_ids: list[str], now: datetime) -> tuple[int, int]:
+        """After unification two worlds' copies of one fact hang off the same entities, and
+        a cardinality-one predicate may have two active values. Fold each duplicate into the
+        oldest copy (sources joined, confidences combined as a re-confirmation would) and
+        close all but the most recent value of a single-valued predicate, as a write would."""
+        if not entity_ids:
+            return 0, 0
+        rows: dict[str, list[Any]] = {}
+        for side in ("a", "b"):
+            for row in self._rows(
+                f"MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE {side}.id IN $ids "
+                "AND f.status = 'active' RETURN f.id, a.id, f.predicate, b.id, f.confidence, "
+                "f.valid_from, f.confirmed_at, f.sources",
+                {"ids": entity_ids},
+            ):
+                rows[row[0]] = row
+
+        def said(r: list[Any]) -> datetime:  # when a copy was last stated or confirmed
+            return _utc(r[6]) or _utc(r[5]) or now
+
+        copies: dict[tuple[str, str, str], list[list[Any]]] = {}
+        for row in sorted(rows.values(), key=lambda r: (_utc(r[5]) or now, r[0])):
+            copies.setdefault((row[1], row[2], row[3]), []).append(row)
+        folded = 0
+        live: list[list[Any]] = []
+        for group in copies.values():
+            keep, extra = group[0], group[1:]
+            live.append(keep)
+            if not extra:
+                continue
+            sources: dict[str, None] = {}
+            miss = 1.0
+            for row in group:
+                sources.update(dict.fromkeys(row[7] or []))
+                miss *= 1.0 - float(row[4])
+            confirmed = max(said(r) for r in group)
+            ends = {"a": keep[1], "b": keep[3]}  # every copy joins the same two entities
+            self._exec(
+                f"{_FACT_BETWEEN} WHERE f.id = $id SET f.confidence = $c, "
+                "f.confirmed_at = $at, f.sources = $src",
+                {
+                    **ends,
+                    "id": keep[0],
+                    "c": 1.0 - miss,
+                    "at": _naive(confirmed),
+                    "src": list(sources),
+                },
+            )
+            keep[6] = confirmed  # the folded fact was last said when its newest copy was
+            self._exec(
+                f"{_FACT_BETWEEN} WHERE f.id IN $ids DELETE f",
+                {**ends, "ids": [r[0] for r in extra]},
+            )
+            folded += len(extra)
+        values: dict[tuple[str, str], list[list[Any]]] = {}
+        for row in live:
+            if row[2] in self.single_valued:
+                values.setdefault((row[1], row[2]), []).append(row)
+        closed = 0
+        for group in values.values():
+            if len(group) < 2:
+                continue
+            group.sort(key=lambda r: (said(r), r[0]))
+            newest = said(group[-1])
+            for r in group[:-1]:
+                self._exec(
+                    f"{_FACT_BETWEEN} WHERE f.id = $id SET f.status = $st, f.valid_to = $to",
+                    {
+                        "a": r[1],
+                        "b": r[3],
+                        "id": r[0],
+                        "st": FactStatus.SUPERSEDED.value,
+                        "to": _naive(newest),
+                    },
+                )
+            closed += len(group) - 1
+        return folded, closed

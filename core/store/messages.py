@@ -1,0 +1,162 @@
+"""A chat's messages: stored first, listed, found by mention and provenance; and the
+re-embedding of a chat written with another model.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from core.index.vectors import VectorMatrix
+from core.rows import (
+    MessageRow,
+)
+from core.store.connection import _naive, _utc
+from core.store.graph import GraphReader
+
+log = logging.getLogger(__name__)
+
+
+class MessageLog(GraphReader):
+    def add_message(
+        self,
+        *,
+        message_id: str,
+        author: str,
+        text: str,
+        ts: datetime,
+        world: str,
+        extraction: str,
+        embedding: npt.NDArray[np.float32],
+    ) -> MessageRow:
+        self.message_seq += 1
+        self._exec(
+            "CREATE (:Message {id: $id, seq: $seq, author: $author, text: $text, ts: $ts, "
+            "world: $world, extraction: $x, emb: $emb})",
+            {
+                "id": message_id,
+                "seq": self.message_seq,
+                "author": author,
+                "text": text,
+                "ts": _naive(ts),
+                "world": world,
+                "x": extraction,
+                "emb": embedding.tolist(),
+            },
+        )
+        self.message_ids.add(message_id)
+        self.message_vectors.add(message_id, embedding)
+        if world in self.worlds:
+            self.worlds[world].messages += 1
+        self.last_world, self.last_message_ts = world, _utc(ts)
+        self.recall.add(message_id, author, text, _utc(ts) or ts)
+        return MessageRow(message_id, self.message_seq, author, text, ts, world, extraction)
+
+    def set_extraction(self, message_id: str, status: str) -> None:
+        self._exec(
+            "MATCH (m:Message {id: $id}) SET m.extraction = $x", {"id": message_id, "x": status}
+        )
+
+    def messages(self, ids: Sequence[str]) -> list[MessageRow]:
+        if not ids:
+            return []
+        rows = self._rows(
+            "MATCH (m:Message) WHERE m.id IN $ids RETURN m.id, m.seq, m.author, m.text, m.ts, "
+            "m.world, m.extraction",
+            {"ids": list(ids)},
+        )
+        found = {
+            r[0]: MessageRow(r[0], r[1], r[2], r[3], _utc(r[4]) or datetime.now(UTC), r[5], r[6])
+            for r in rows
+        }
+        return [found[i] for i in ids if i in found]
+
+    def messages_with_extraction(self, status: str, limit: int = 100) -> list[MessageRow]:
+        rows = self._rows(
+            "MATCH (m:Message) WHERE m.extraction = $x RETURN m.id ORDER BY m.seq LIMIT $n",
+            {"x": status, "n": limit},
+        )
+        return self.messages([r[0] for r in rows])
+
+    def message_count(self) -> int:
+        return len(self.message_ids)
+
+    def recent_messages(self, limit: int = 5) -> list[MessageRow]:
+        """The last `limit` messages, oldest first (hand-off cards show them)."""
+        rows = self._rows(
+            "MATCH (m:Message) RETURN m.id ORDER BY m.seq DESC LIMIT $n", {"n": limit}
+        )
+        return self.messages([r[0] for r in reversed(rows)])
+
+    def mentions_of(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]:
+        """Messages that mention any of the entities, latest first."""
+        mentions = self.active_graph().mentions
+        found = {m for e in entity_ids for m in mentions.get(e, ())}
+        order = self.recall.row_of
+        return sorted(found, key=lambda m: order.get(m, -1), reverse=True)[:limit]
+
+    def fact_sources(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]:
+        """Source messages of the facts (any status) whose subject or object is one of ids,
+        latest facts first: the graph's provenance, for evidence."""
+        if not entity_ids:
+            return []
+        rows = self._rows(
+            # undirected from the bound end: an index lookup, where "a.id IN $ids OR b.id IN
+            # $ids" scanned every fact (5 ms at 10k facts, growing with the chat)
+            "MATCH (a:Entity)-[f:FACT]-(b:Entity) WHERE a.id IN $ids "
+            "RETURN DISTINCT f.id, f.sources, f.valid_from ORDER BY f.valid_from DESC LIMIT $n",
+            {"ids": list(entity_ids), "n": limit},
+        )
+        out: dict[str, None] = {}
+        for _, sources, _ in rows:
+            for src in sources or []:
+                if src in self.message_ids:
+                    out.setdefault(src)
+        return list(out)
+
+    def reembed(
+        self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256
+    ) -> None:
+        """Vectors of two models never mix: re-embed every entity and message, then record
+        the new model. Runs once, when a chat written with another model is opened."""
+        entities = [(e.id, e.name) for e in self.entities.values()]
+        rows = self._rows("MATCH (m:Message) RETURN m.id, m.author, m.text, m.world")
+        self.entity_vectors = VectorMatrix(self.dim)
+        self.message_vectors = VectorMatrix(self.dim)
+        with self.transaction():
+            for table, items, matrix in (
+                ("Entity", entities, self.entity_vectors),
+                ("Message", [(r[0], f"{r[1]}: {r[2]}") for r in rows], self.message_vectors),
+            ):
+                for i in range(0, len(items), batch):
+                    chunk = items[i : i + batch]
+                    vecs = embed([text for _, text in chunk])
+                    for (item_id, _), vec in zip(chunk, vecs, strict=True):
+                        self._exec(
+                            f"MATCH (x:{table} {{id: $id}}) SET x.emb = $e",
+                            {"id": item_id, "e": vec.tolist()},
+                        )
+                        matrix.add(item_id, vec)
+            # centroids are recomputed from their messages (text only, as routing embeds them)
+            sums: dict[str, npt.NDArray[np.float32]] = {}
+            for i in range(0, len(rows), batch):
+                part = rows[i : i + batch]
+                for r, vec in zip(part, embed([r[2] for r in part]), strict=True):
+                    wid = self.resolve_world(r[3] or "")
+                    sums[wid] = sums.get(wid, np.zeros(self.dim, np.float32)) + vec
+            for w in list(self.worlds.values()):
+                total = sums.get(self.resolve_world(w.id), np.zeros(self.dim, np.float32))
+                norm = float(np.linalg.norm(total))
+                w.centroid = (total / max(norm, 1e-12)).astype(np.float32)
+                self.upsert_world(w)
+            self.set_model(self._model_name)
+        log.info(
+            "re-embedded %d entities and %d messages with %s",
+            len(entities),
+            len(rows),
+            self._model_name,
+        )
