@@ -1,4 +1,4 @@
-"""Language detection, question detection and the name key used to match entities.
+"""Question detection and the name key used to match entities (language detection: core/langid.py).
 
 Russian and Portuguese inflect ("платежи" / "платежей", "pagamento" / "pagamentos"): names are
 matched through a lemmatiser per script (pymorphy3 for Cyrillic, simplemma for Latin text in
@@ -12,21 +12,12 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+from core.langid import detect_language as detect_language  # re-exported for front-ends
+
 _WORD = re.compile(r"[\w@.+-]+", re.UNICODE)
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
-_LATIN = re.compile(r"[a-z]", re.IGNORECASE)
-_PT_CHARS = re.compile(r"[ãõçáéíóúâêôà]", re.IGNORECASE)
 _QUOTES = str.maketrans(dict.fromkeys("\"'`«»“”„‘’‹›", " "))
-
-_PT_WORDS = frozenset(
-    "que não nao de do da dos das qual quais quem onde quando como para com uma um os as "
-    "é está são por pelo pela depende dependem sobre isso ele ela nós".split()
-)
-_EN_WORDS = frozenset(
-    "the a an of to is are what which who where when how does do did for with on in and "
-    "it this that depends about".split()
-)
 
 QUESTION_WORDS = frozenset(
     """what which who whom whose where when why how does do did is are was were can could
@@ -45,19 +36,6 @@ STOPWORDS = frozenset(
     и в во на с со к ко по о об от до из за для что какой какая какие каких какое кто где
     когда почему как ли это этот эта эти мне нам про есть у же ты вы мы он она они""".split()
 )
-
-
-def detect_language(text: str) -> str:
-    """'ru', 'pt' or 'en' from the script, diacritics and common words."""
-    words = [w.lower() for w in _TOKEN.findall(text)]
-    # count words, not letters: "Что нужно checkout?" is Russian with an English product name
-    cyr = sum(bool(_CYRILLIC.search(w)) for w in words)
-    lat = sum(bool(_LATIN.search(w)) for w in words)
-    if cyr and cyr >= lat:
-        return "ru"
-    pt = sum(w in _PT_WORDS for w in words) + 2 * len(_PT_CHARS.findall(text))
-    en = sum(w in _EN_WORDS for w in words)
-    return "pt" if pt > en else "en"
 
 
 def is_question(text: str) -> bool:
