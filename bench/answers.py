@@ -77,9 +77,7 @@ def _read(name: str) -> list[dict[str, Any]]:
 
 def load_questions() -> list[Question]:
     return [
-        Question(
-            q["id"], q["split"], q["lang"], q["question"], tuple(q["expect"]), q["match"]
-        )
+        Question(q["id"], q["split"], q["lang"], q["question"], tuple(q["expect"]), q["match"])
         for q in _read("answers_questions.jsonl")
     ]
 
