@@ -1,0 +1,253 @@
+"""Import, disk and ask at 10k: `python -m bench.bulk` (`--facts N --messages N` to scale down).
+
+Everything goes through the CLI a user would run, in child processes (their peak RSS is the
+kernel's ru_maxrss): `python -m bot ingest` of a JSON Lines file of facts and one of messages,
+with a few broken lines that must be reported, then `python -m bot ask --json --questions`.
+Start-up (model load, opening the chat) is timed with a one-line import and one question and
+subtracted. The ask floor is measured in this process: the query embedding plus a bare exact
+scan of the chat's entity vectors. Disk: one chat of --disk-messages messages written through
+the core, its directory size at quarters of the way, and again after checkpoints with no writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from bench.chatter import ORGS, PEOPLE, SERVICES, stream
+from bench.common import offline_embedder, scratch_dir
+
+SURNAMES = ["Silva", "Souza", "Ivanov", "Petrova", "Smith", "Costa", "Smirnov", "Lee", "Oliveira"]
+PLACES = ["Lisbon", "Porto", "Moscow", "Kazan", "London", "Recife", "Berlin", "Sao Paulo"]
+PRODUCTS = ["Pro plan", "Basic plan", "Analytics", "Connector", "Support 24x7", "Storage"]
+BROKEN = [
+    "{not json",
+    '["a list"]',
+    '{"subject": "x", "predicate": "WORKS_AT"}',
+    '{"subject": "Ana", "subject_kind": "person", "predicate": "OWNS", "object": "Acme", '
+    '"object_kind": "company"}',
+    '{"note": "neither text nor predicate"}',
+]
+
+
+def fact_lines(n: int, seed: int = 11) -> list[str]:
+    """An export of a CRM-like graph: people at companies, services and their dependencies."""
+    rng = random.Random(seed)
+    people = [f"{p} {s} {i}" for i in range(max(1, n // 40)) for p in PEOPLE for s in SURNAMES[:2]]
+    companies = [f"{o} {i}" for i in range(max(1, n // 60)) for o in ORGS]
+    services = [f"{s}-{i}" for i in range(max(1, n // 25)) for s in SERVICES]
+    shapes = [
+        ("person", people, "WORKS_AT", "company", companies),
+        ("person", people, "REPORTS_TO", "person", people),
+        ("service", services, "DEPENDS_ON", "service", services),
+        ("service", services, "LOCATED_IN", "place", PLACES),
+        ("company", companies, "PURCHASED", "product", PRODUCTS),
+        ("service", services, "USES", "service", services),
+    ]
+    out = []
+    for i in range(n):
+        sk, subjects, pred, ok, objects = rng.choice(shapes)
+        s, o = rng.choice(subjects), rng.choice(objects)
+        item = {"subject": s, "subject_kind": sk, "predicate": pred, "object": o, "object_kind": ok}
+        item["id"] = f"f{i}"
+        out.append(json.dumps(item, ensure_ascii=False))
+    return out
+
+
+def message_lines(n: int, seed: int = 12) -> list[str]:
+    t0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    out = []
+    for i, (text, _) in enumerate(stream(seed, n, question_every=0)):
+        ts = t0 + timedelta(minutes=7 * i)
+        item = {
+            "id": f"m{i}",
+            "author": PEOPLE[i % len(PEOPLE)],
+            "text": text,
+            "ts": ts.isoformat(),
+        }
+        out.append(json.dumps(item, ensure_ascii=False))
+    return out
+
+
+def write_jsonl(path: Path, lines: list[str], broken: bool) -> Path:
+    if broken:  # spread the broken lines through the file, as a real export would have them
+        step = max(1, len(lines) // (len(BROKEN) + 1))
+        for k, bad in enumerate(BROKEN):
+            lines.insert((k + 1) * step, bad)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def bot_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "ANTHROPIC_"))}
+    env.update(
+        GRAPHMEM_DATA_DIR=str(data_dir),
+        GRAPHMEM_LOG_LEVEL="WARNING",
+        EMBEDDING_BACKEND="fastembed",
+        EMBEDDING_LOCAL_DIR="bundled-minilm",
+    )
+    return env
+
+
+def run_cli(
+    args: list[str], data_dir: Path, stdout: Path | None = None
+) -> tuple[float, float, str]:
+    """(wall s, peak RSS MB, stderr) of `python -m bot ARGS` in a child process."""
+    out = stdout.open("wb") if stdout else subprocess.DEVNULL
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", *args],
+        env=bot_env(data_dir),
+        cwd=data_dir,  # no developer's .env
+        stdout=out,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if stdout:
+        out.close()  # type: ignore[union-attr]
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"bot {args[0]} failed ({proc.returncode}): {err[-2000:]}")
+    return wall, usage.ru_maxrss / 1024, err
+
+
+def bench_import(data: Path, n_facts: int, n_messages: int) -> None:
+    one = write_jsonl(data / "one.jsonl", fact_lines(1, seed=99), broken=False)
+    startup, startup_rss, _ = run_cli(["ingest", "--chat", "startup", str(one)], data)
+    print(f"start-up (one-line import): {startup:.1f} s, RSS {startup_rss:.0f} MB")
+    for label, lines in (
+        ("facts", fact_lines(n_facts)),
+        ("messages", message_lines(n_messages)),
+    ):
+        path = write_jsonl(data / f"{label}.jsonl", lines, broken=True)
+        wall, rss, err = run_cli(["ingest", "--chat", "big", str(path)], data)
+        reports = [ln for ln in err.splitlines() if ": skipped: " in ln or ": refused: " in ln]
+        n = len(lines) - len(BROKEN)
+        print(
+            f"ingest {n} {label}: {wall:.1f} s wall, {wall - startup:.1f} s beyond start-up "
+            f"({n / max(wall - startup, 1e-9):.0f}/s; target <= 10 s), peak RSS {rss:.0f} MB "
+            f"(target <= 600), {len(reports)} per-line reports for {len(BROKEN)} broken lines"
+        )
+
+
+def questions(n: int, seed: int = 13) -> list[str]:
+    rng = random.Random(seed)
+    forms = [
+        "where does {p} work?",
+        "what does {s} depend on?",
+        "who reports to {p}?",
+        "onde {p} trabalha?",
+        "от чего зависит {s}?",
+        "what did {o} buy?",
+    ]
+    out = []
+    for _ in range(n):
+        p = f"{rng.choice(PEOPLE)} {rng.choice(SURNAMES[:2])} {rng.randrange(5)}"
+        s = f"{rng.choice(SERVICES)}-{rng.randrange(10)}"
+        out.append(rng.choice(forms).format(p=p, s=s, o=f"{rng.choice(ORGS)} {rng.randrange(5)}"))
+    return out
+
+
+async def bench_ask(data: Path, n_questions: int) -> None:
+    qs = questions(n_questions)
+    qfile = data / "questions.txt"
+    qfile.write_text("\n".join(qs) + "\n", encoding="utf-8")
+    one = data / "one-question.txt"
+    one.write_text(qs[0] + "\n", encoding="utf-8")
+    base, _, _ = run_cli(["ask", "--chat", "big", "--json", "--questions", str(one)], data)
+    wall, rss, _ = run_cli(
+        ["ask", "--chat", "big", "--json", "--questions", str(qfile)], data, stdout=data / "a.json"
+    )
+    answers = [json.loads(ln) for ln in (data / "a.json").read_text().splitlines()]
+    per_q = (wall - base) / max(1, n_questions - 1) * 1000
+    with_evidence = sum(bool(a.get("evidence")) for a in answers)
+    floor = await ask_floor(data, qs)
+    print(
+        f"ask --json --questions, {n_questions} questions: {per_q:.1f} ms per question beyond "
+        f"start-up; floor (query embedding + exact scan) {floor:.1f} ms = {per_q / floor:.2f}x "
+        f"(target <= 2x); {with_evidence} answers with evidence; peak RSS {rss:.0f} MB"
+    )
+
+
+async def ask_floor(data: Path, qs: list[str]) -> float:
+    from bot.app import build_core
+    from bot.settings import Settings
+
+    os.environ.update(bot_env(data))
+    core = build_core(Settings(), with_llm=False)
+    matrix = await core.pool.run("big", lambda s: s.entity_vectors.matrix)
+    emb, scan = [], []
+    for q in qs:
+        t0 = time.perf_counter()
+        qv = core.embedder.embed([q])[0]
+        emb.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        sims = matrix @ qv
+        np.argpartition(-sims, 5)[:5]
+        scan.append(time.perf_counter() - t0)
+    await core.close()
+    print(f"  chat 'big': {matrix.shape[0]} entity vectors")
+    return (statistics.median(emb) + statistics.median(scan)) * 1000
+
+
+def du_kb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024
+
+
+async def bench_disk(n: int) -> None:
+    from bench.run import make_core
+
+    root = scratch_dir()
+    core = make_core(root, offline_embedder())
+    marks = {n // 4, n // 2, n}
+    sizes = []
+    for i, (text, _) in enumerate(stream(21, n, question_every=0), start=1):
+        await core.remember("disk", author=PEOPLE[i % len(PEOPLE)], text=text)
+        if i in marks:
+            await core.pool.run("disk", lambda s: s.checkpoint())
+            sizes.append((i, du_kb(root / "chats")))
+    for _ in range(10):  # checkpoints and re-opens with no new data
+        await core.pool.run("disk", lambda s: (s.detach(), s.attach()))
+    idle = du_kb(root / "chats")
+    await core.close()
+    closed = du_kb(root / "chats")
+    grow = ", ".join(f"{k} msgs {kb / 1024:.1f} MB" for k, kb in sizes)
+    print(
+        f"disk, one chat: {grow}; {closed / n:.1f} KB per message at {n} (target <= 10); "
+        f"after 10 checkpoints with no writes {idle / 1024:.1f} MB, closed {closed / 1024:.1f} MB"
+    )
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--facts", type=int, default=10000)
+    ap.add_argument("--messages", type=int, default=10000)
+    ap.add_argument("--questions", type=int, default=60)
+    ap.add_argument("--disk-messages", type=int, default=1000)
+    ap.add_argument("--skip", action="append", default=[], choices=["import", "ask", "disk"])
+    args = ap.parse_args()
+    data = scratch_dir()
+    if "import" not in args.skip:
+        bench_import(data, args.facts, args.messages)
+    if "ask" not in args.skip and "import" not in args.skip:
+        await bench_ask(data, args.questions)
+    if "disk" not in args.skip:
+        await bench_disk(args.disk_messages)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
