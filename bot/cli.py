@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -11,7 +12,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from core.errors import CoreError
-from core.models import TripleIn
+from core.models import IngestResult, TripleIn
 from core.service import Core
 
 
@@ -21,58 +22,129 @@ def _parse_ts(value: Any) -> datetime | None:
     return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
+# Lines go to the core in batches of this many, so a bulk path can embed them together and
+# write them in one transaction; reports still name each line, in file order.
+IMPORT_BATCH = 256
+
+
+@dataclass(frozen=True)
+class ImportLine:
+    """One valid line of an import: a message (text) or an explicit fact (triple)."""
+
+    lineno: int
+    author: str
+    message_id: str | None
+    text: str | None = None
+    triple: TripleIn | None = None
+    ts: datetime | None = None
+
+
+def parse_line(raw: str, lineno: int) -> ImportLine:
+    """A JSON Lines record -> ImportLine; ValueError or ValidationError when it is not one."""
+    item = json.loads(raw)
+    if not isinstance(item, dict):
+        raise ValueError("a line must be a JSON object")
+    if "predicate" in item:
+        fields = {k: item[k] for k in TripleIn.model_fields if k in item}
+        author = str(item.get("author", "import"))
+        return ImportLine(lineno, author, item.get("id"), triple=TripleIn(**fields))
+    if "text" in item:
+        author = str(item.get("author") or "unknown")
+        ts = _parse_ts(item.get("ts"))
+        return ImportLine(lineno, author, item.get("id"), text=str(item["text"]), ts=ts)
+    raise ValueError("a line needs 'text' (a message) or 'predicate' (a fact)")
+
+
+async def remember_lines(
+    core: Core, chat: str, lines: list[ImportLine]
+) -> list[IngestResult | CoreError]:
+    """Each line's result, or the core's error for that line, in order."""
+    out: list[IngestResult | CoreError] = []
+    for line in lines:
+        try:
+            if line.triple is not None:
+                result = await core.remember_triple(
+                    chat, line.triple, author=line.author, message_id=line.message_id
+                )
+            else:
+                result = await core.remember(
+                    chat,
+                    author=line.author,
+                    text=line.text or "",
+                    message_id=line.message_id,
+                    ts=line.ts,
+                )
+        except CoreError as exc:
+            out.append(exc)
+            continue
+        out.append(result)
+    return out
+
+
+class _Import:
+    """Counts and per-line reports of one import."""
+
+    def __init__(self, core: Core, chat: str, path: Path, err: TextIO) -> None:
+        self.core, self.chat, self.path, self.err = core, chat, path, err
+        self.counts = dict.fromkeys(
+            ("messages", "facts", "pending", "rejected", "duplicates", "invalid"), 0
+        )
+
+    def skipped(self, lineno: int, detail: str) -> None:
+        self.counts["invalid"] += 1
+        self.err.write(f"{self.path}:{lineno}: skipped: {detail}\n")
+
+    async def flush(self, batch: list[ImportLine | tuple[int, str]]) -> None:
+        """Store the batch's valid lines, then report every line of it in file order."""
+        lines = [x for x in batch if isinstance(x, ImportLine)]
+        results = iter(await remember_lines(self.core, self.chat, lines))
+        for x in batch:
+            if isinstance(x, tuple):
+                self.skipped(*x)
+                continue
+            result = next(results)
+            if isinstance(result, CoreError):
+                self.skipped(x.lineno, str(result))
+            else:
+                self.report(x.lineno, result)
+        batch.clear()
+
+    def report(self, lineno: int, result: IngestResult) -> None:
+        counts = self.counts
+        if result.duplicate:
+            counts["duplicates"] += 1
+            return
+        for r in result.rejected:
+            self.err.write(f"{self.path}:{lineno}: refused: {r.reason}\n")
+        if not result.message_id:  # an explicit fact refused before storage
+            counts["rejected"] += len(result.rejected)
+            counts["invalid"] += 1
+            return
+        counts["messages"] += 1
+        counts["facts"] += len(result.stored)
+        counts["pending"] += len(result.pending)
+        counts["rejected"] += len(result.rejected)
+
+
 async def ingest_file(
-    core: Core, chat: str, path: Path, *, err: TextIO = sys.stderr
+    core: Core, chat: str, path: Path, *, err: TextIO = sys.stderr, batch_size: int = IMPORT_BATCH
 ) -> dict[str, int]:
-    counts = {"messages": 0, "facts": 0, "pending": 0, "rejected": 0, "duplicates": 0, "invalid": 0}
+    job = _Import(core, chat, path, err)
+    batch: list[ImportLine | tuple[int, str]] = []  # valid lines, or (line number, why not)
     with path.open(encoding="utf-8") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue
             try:
-                item = json.loads(raw)
-                if not isinstance(item, dict):
-                    raise ValueError("a line must be a JSON object")
-                if "predicate" in item:
-                    fields = {k: item[k] for k in TripleIn.model_fields if k in item}
-                    triple = TripleIn(**fields)
-                    result = await core.remember_triple(
-                        chat,
-                        triple,
-                        author=str(item.get("author", "import")),
-                        message_id=item.get("id"),
-                    )
-                elif "text" in item:
-                    result = await core.remember(
-                        chat,
-                        author=str(item.get("author") or "unknown"),
-                        text=str(item["text"]),
-                        message_id=item.get("id"),
-                        ts=_parse_ts(item.get("ts")),
-                    )
-                else:
-                    raise ValueError("a line needs 'text' (a message) or 'predicate' (a fact)")
-            except (ValueError, ValidationError, CoreError) as exc:
-                counts["invalid"] += 1
-                detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-                err.write(f"{path}:{lineno}: skipped: {detail}\n")
-                continue
-            if result.duplicate:
-                counts["duplicates"] += 1
-                continue
-            if not result.message_id:  # an explicit fact refused before storage
-                counts["rejected"] += len(result.rejected)
-                counts["invalid"] += 1
-                for r in result.rejected:
-                    err.write(f"{path}:{lineno}: refused: {r.reason}\n")
-                continue
-            counts["messages"] += 1
-            counts["facts"] += len(result.stored)
-            counts["pending"] += len(result.pending)
-            counts["rejected"] += len(result.rejected)
-            for r in result.rejected:
-                err.write(f"{path}:{lineno}: refused: {r.reason}\n")
-    return counts
+                batch.append(parse_line(raw, lineno))
+            except ValidationError as exc:
+                batch.append((lineno, str(exc.errors()[0]["msg"])))
+            except ValueError as exc:
+                batch.append((lineno, str(exc)))
+            if len(batch) >= batch_size:
+                await job.flush(batch)
+    await job.flush(batch)
+    return job.counts
 
 
 def summary_line(counts: dict[str, int]) -> str:
