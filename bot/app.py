@@ -7,10 +7,13 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.settings import Settings
+from core.clock import SystemClock
+from core.config import CoreConfig, RetrievalConfig
 from core.errors import CoreError
 from core.handoff import HandoffConfig, HandoffService, HandoffStore
 from core.ports import Clock, Embedder, Llm
-from core.service import Core, CoreConfig, SystemClock
+from core.recall import RecallConfig
+from core.service import Core
 from core.store.pool import StorePool
 from ontology import load_ontology
 
@@ -106,37 +109,12 @@ def world_overrides(settings: Settings) -> tuple[tuple[str, float], ...]:
     return tuple((k, float(v)) for k, v in given.items() if v is not None)
 
 
-# RetrievalSettings fields passed to CoreConfig as recall_<name> (evidence recall, issue 4)
-RECALL_KEYS = (
-    "depth",
-    "rrf_k",
-    "w_meaning",
-    "w_words",
-    "w_entities",
-    "w_speaker",
-    "w_time",
-    "w_neighbours",
-    "neighbour_hits",
-    "time_first",
-    "min_tokens",
-    "short_penalty",
-    "time_anchor",
-)
-
-
 def core_config(settings: Settings, model_name: str = "") -> CoreConfig:
-    r, w = settings.retrieval, settings.worlds
+    r = settings.retrieval
     return CoreConfig(
-        hops=r.hops,
-        top_k_seeds=r.top_k_seeds,
-        min_seed_similarity=r.min_seed_similarity,
-        alpha=r.alpha,
-        gamma=r.gamma,
-        ppr_damping=r.ppr_damping,
-        max_facts=r.max_facts,
-        evidence_k=r.evidence_k,
-        world_mode=w.mode,
-        **{f"recall_{k}": v for k, v in r.model_dump().items() if k in RECALL_KEYS},
+        **r.model_dump(include=set(RetrievalConfig.model_fields)),
+        recall=RecallConfig(**r.model_dump(include=set(RecallConfig.model_fields))),
+        world_mode=settings.worlds.mode,
         world_overrides=world_overrides(settings),
         calibration_dir=settings.storage.data_dir / "models",
     )

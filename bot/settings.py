@@ -10,6 +10,9 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.config import RetrievalConfig, WorldMode
+from core.recall import RecallConfig
+
 
 def _cfg(prefix: str) -> SettingsConfigDict:
     return SettingsConfigDict(
@@ -45,38 +48,19 @@ class EmbeddingSettings(BaseSettings):
     threads: int = 1
 
 
-class RetrievalSettings(BaseSettings):
-    model_config = _cfg("RETRIEVAL_")
+class RetrievalSettings(RetrievalConfig, RecallConfig, BaseSettings):
+    """Graph retrieval and evidence recall: the fields (names, defaults, bounds) are the core's
+    own (core/config.py RetrievalConfig, core/recall/config.py RecallConfig), read from
+    RETRIEVAL_<NAME>."""
 
-    hops: int = Field(default=2, ge=1, le=4)
-    top_k_seeds: int = Field(default=5, ge=1)
-    min_seed_similarity: float = 0.60
-    alpha: float = 0.65  # R = alpha * S_vec + (1 - alpha) * PPR
-    gamma: float = 0.6  # decay per hop in S_graph
-    ppr_damping: float = 0.85
-    max_facts: int = Field(default=30, ge=1)  # context budget
-    evidence_k: int = Field(default=10, ge=1)
-    # evidence recall over messages: weighted RRF of signals (core/recall.py, bench/recall.py)
-    depth: int = Field(default=50, ge=1)  # candidates per signal
-    rrf_k: int = Field(default=60, ge=1)
-    w_meaning: float = 1.0
-    w_words: float = 1.0
-    w_entities: float = 1.0
-    w_speaker: float = 1.0
-    w_time: float = 1.0
-    w_neighbours: float = 0.5
-    neighbour_hits: int = Field(default=3, ge=0)
-    time_first: bool = True  # messages inside the question's period rank first
-    min_tokens: int = Field(default=3, ge=0)  # shorter messages count as chit-chat ...
-    short_penalty: float = 0.15  # ... and lose this much cosine
-    time_anchor: str = "clock"  # "clock" or "latest" (the chat's latest message)
+    model_config = _cfg("RETRIEVAL_")
 
 
 class WorldSettings(BaseSettings):
     model_config = _cfg("WORLDS_")
 
     # "adaptive" (default): each message goes to a topical world; "single": one world per chat
-    mode: str = "adaptive"
+    mode: WorldMode = "adaptive"
     # unset: placed on the embedding model's own calibration (core.worlds.params_for); these
     # are pair-level cosines (what two single messages of one topic would score)
     base_threshold: float | None = None

@@ -1,59 +1,42 @@
-"""The core's configuration: retrieval, worlds and evidence recall, with their defaults."""
+"""The core's configuration, one definition of each setting: retrieval here, evidence recall
+in core/recall/config.py (nested as CoreConfig.recall), world routing constants in
+core/worlds.py. The environment settings (bot/settings.py) inherit these fields."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.recall import RecallConfig
 from core.worlds import WorldParams
 
+# "single": one world per chat; "adaptive": topic routing (core/worlds.py)
+WorldMode = Literal["single", "adaptive"]
 
-@dataclass(frozen=True)
-class CoreConfig:
-    hops: int = 2
-    top_k_seeds: int = 5
+
+class RetrievalConfig(BaseModel):
+    """Graph retrieval for an answer: seeds, hops, scoring, the context budget."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hops: int = Field(default=2, ge=1, le=4)
+    top_k_seeds: int = Field(default=5, ge=1)
+    # cosine a vector seed needs (model-dependent; 0.60 measured for MiniLM-L6)
     min_seed_similarity: float = 0.60
-    alpha: float = 0.65
-    gamma: float = 0.6
+    alpha: float = 0.65  # R = alpha * S_vec + (1 - alpha) * PPR
+    gamma: float = 0.6  # decay per hop in S_graph
     ppr_damping: float = 0.85
-    max_facts: int = 30
-    evidence_k: int = 10
+    max_facts: int = Field(default=30, ge=1)  # context budget
+
+
+class CoreConfig(RetrievalConfig):
+    recall: RecallConfig = RecallConfig()
     max_message_chars: int = 8000
-    world_mode: str = "adaptive"  # "adaptive": topic routing; "single": one world per chat
+    world_mode: WorldMode = "adaptive"
     # routing constants; None: calibrated on the embedder itself (core.worlds.params_for), with
     # world_overrides ((field, value) pairs) applied on top
     world_params: WorldParams | None = None
     world_overrides: tuple[tuple[str, float], ...] = ()
     calibration_dir: Path | None = None  # where a model's topic calibration is cached
-    # evidence recall over messages (core/recall.py; weights measured by bench/recall.py)
-    recall_depth: int = 50
-    recall_rrf_k: int = 60
-    recall_w_meaning: float = 1.0
-    recall_w_words: float = 1.0
-    recall_w_entities: float = 1.0
-    recall_w_speaker: float = 1.0
-    recall_w_time: float = 1.0
-    recall_w_neighbours: float = 0.5
-    recall_neighbour_hits: int = 3
-    recall_time_first: bool = True
-    recall_min_tokens: int = 3  # shorter messages are chit-chat and lose recall_short_penalty
-    recall_short_penalty: float = 0.15
-    recall_time_anchor: str = "clock"  # "clock": now; "latest": the chat's latest message
-
-    def recall(self) -> RecallConfig:
-        return RecallConfig(
-            k=max(self.evidence_k, 10),
-            depth=self.recall_depth,
-            rrf_k=self.recall_rrf_k,
-            w_meaning=self.recall_w_meaning,
-            w_words=self.recall_w_words,
-            w_entities=self.recall_w_entities,
-            w_speaker=self.recall_w_speaker,
-            w_time=self.recall_w_time,
-            w_neighbours=self.recall_w_neighbours,
-            neighbour_hits=self.recall_neighbour_hits,
-            time_first=self.recall_time_first,
-            min_tokens=self.recall_min_tokens,
-            short_penalty=self.recall_short_penalty,
-        )

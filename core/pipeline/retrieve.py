@@ -192,13 +192,13 @@ class Retriever(Stage):
     ) -> tuple[list[str], list[tuple[str, str]], list[Hit]]:
         """Evidence messages, most relevant first (hybrid recall, core/recall.py), chat-wide:
         world routing never hides a message a chat-wide search would find."""
-        cfg = self.config.recall()
+        cfg = self.config.recall
         entity_messages = list(dict.fromkeys(provenance))
         if literal:  # the question's entities: their facts' sources, then their mentions
             entity_messages += store.fact_sources(literal, cfg.depth)
             entity_messages += store.mentions_of(literal, cfg.depth)
         now = self.clock.now()
-        if self.config.recall_time_anchor == "latest":
+        if cfg.time_anchor == "latest":
             now = store.recall.latest() or now
         hits = recall_rank(
             store.recall,

@@ -99,7 +99,7 @@ def test_period_ranks_first_and_neighbours_join() -> None:
         "Which decision did we take in May?",
         entity_messages=[],
         now=NOW,
-        cfg=RecallConfig(k=10),
+        cfg=RecallConfig(evidence_k=10),
     )
     in_may = [h for h in hits if h.ts.month == 5]
     assert in_may and hits[: len(in_may)] == in_may
@@ -121,7 +121,7 @@ def test_speaker_signal_finds_the_authors_messages() -> None:
         "Where does Rafael live?",
         entity_messages=[],
         now=NOW,
-        cfg=RecallConfig(k=10),
+        cfg=RecallConfig(evidence_k=10),
     )
     found = {h.id: h for h in hits}
     assert "m30" in found and "speaker" in found["m30"].signals
