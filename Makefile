@@ -24,10 +24,10 @@ console: $(STAMP)  ## chat with the core in this terminal
 test: $(STAMP)  ## run the test-suite (offline)
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)  ## ruff + mypy (strict on core/ and ontology/)
+lint: $(STAMP)  ## ruff + mypy (strict on core/, ontology/, bot/ and the test doubles)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy core ontology
+	$(BIN)/mypy core ontology bot tests/telegram/stub_core.py
 
 bench: $(STAMP)  ## print performance figures (see README)
 	$(BIN)/python -m bench.run

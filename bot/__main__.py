@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -36,18 +35,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _settings(data_dir: Path | None):  # type: ignore[no-untyped-def]
-    from bot.settings import Settings
-
-    if data_dir is not None:
-        os.environ["GRAPHMEM_DATA_DIR"] = str(data_dir)
-    return Settings()
-
-
 async def _main(args: argparse.Namespace) -> int:
     from bot.app import build_core
+    from bot.settings import Settings
 
-    settings = _settings(getattr(args, "data_dir", None))
+    settings = Settings(data_dir=getattr(args, "data_dir", None))
     logging.basicConfig(
         level=settings.storage.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

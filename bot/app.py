@@ -15,7 +15,7 @@ from core.ports import Clock, Embedder, Llm
 from core.recall import RecallConfig
 from core.service import Core
 from core.store.pool import StorePool
-from ontology import load_ontology
+from ontology import Ontology, load_ontology
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def offline_embedder(settings: Settings, wanted: str, why: str) -> Embedder:
     return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=threads)
 
 
-def build_llm(settings: Settings) -> Llm | None:
+def build_llm(settings: Settings, ontology: Ontology) -> Llm | None:
     a = settings.anthropic
     if a.api_key is None or not a.api_key.get_secret_value():
         log.info("no ANTHROPIC_API_KEY: offline extraction and extractive answers")
@@ -80,7 +80,6 @@ def build_llm(settings: Settings) -> Llm | None:
     except ImportError:  # pragma: no cover - the adapter ships with the package
         log.warning("LLM adapter unavailable: offline path")
         return None
-    ontology = load_ontology(settings.storage.ontology_path)
     return AnthropicLlm(
         api_key=a.api_key.get_secret_value(),
         ontology=ontology,
@@ -150,7 +149,7 @@ def build_core(
         buffer_pool_mb=settings.storage.buffer_pool_mb,
         idle_checkpoint_s=settings.storage.idle_checkpoint_seconds,
     )
-    llm = build_llm(settings) if with_llm else None
+    llm = build_llm(settings, ontology) if with_llm else None
     return Core(
         pool=pool,
         embedder=embedder,

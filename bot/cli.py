@@ -11,9 +11,9 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from core.contract import CoreApi
 from core.errors import CoreError
 from core.models import IngestResult, TripleIn
-from core.service import Core
 
 
 def _parse_ts(value: Any) -> datetime | None:
@@ -56,7 +56,7 @@ def parse_line(raw: str, lineno: int) -> ImportLine:
 
 
 async def remember_lines(
-    core: Core, chat: str, lines: list[ImportLine]
+    core: CoreApi, chat: str, lines: list[ImportLine]
 ) -> list[IngestResult | CoreError]:
     """Each line's result, or the core's error for that line, in order."""
     out: list[IngestResult | CoreError] = []
@@ -84,7 +84,7 @@ async def remember_lines(
 class _Import:
     """Counts and per-line reports of one import."""
 
-    def __init__(self, core: Core, chat: str, path: Path, err: TextIO) -> None:
+    def __init__(self, core: CoreApi, chat: str, path: Path, err: TextIO) -> None:
         self.core, self.chat, self.path, self.err = core, chat, path, err
         self.counts = dict.fromkeys(
             ("messages", "facts", "pending", "rejected", "duplicates", "invalid"), 0
@@ -127,7 +127,12 @@ class _Import:
 
 
 async def ingest_file(
-    core: Core, chat: str, path: Path, *, err: TextIO = sys.stderr, batch_size: int = IMPORT_BATCH
+    core: CoreApi,
+    chat: str,
+    path: Path,
+    *,
+    err: TextIO = sys.stderr,
+    batch_size: int = IMPORT_BATCH,
 ) -> dict[str, int]:
     job = _Import(core, chat, path, err)
     batch: list[ImportLine | tuple[int, str]] = []  # valid lines, or (line number, why not)
@@ -156,7 +161,7 @@ def summary_line(counts: dict[str, int]) -> str:
 
 
 async def ask_many(
-    core: Core, chat: str, questions: list[str], *, out: TextIO, as_json: bool
+    core: CoreApi, chat: str, questions: list[str], *, out: TextIO, as_json: bool
 ) -> int:
     failures = 0
     for q in questions:

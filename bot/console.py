@@ -6,9 +6,9 @@ import asyncio
 import sys
 from typing import TextIO
 
+from core.contract import CoreApi
 from core.errors import CoreError, InvalidInput, NotFound
 from core.render import render_facts, render_pending, render_trace, render_worlds
-from core.service import Core
 
 HELP = """Type a statement to remember it ("checkout depends on payments"),
 or a question to ask ("which policy applies to checkout?").
@@ -16,7 +16,7 @@ Commands: /why  /facts [entity]  /forget <entity|all>  /worlds  /review  /approv
           /help  /quit"""
 
 
-async def console_command(core: Core, chat: str, line: str) -> str:
+async def console_command(core: CoreApi, chat: str, line: str) -> str:
     """One line in, one reply out (also used by tests)."""
     cmd, _, arg = line.strip().partition(" ")
     arg = arg.strip()
@@ -64,7 +64,7 @@ async def console_command(core: Core, chat: str, line: str) -> str:
 
 
 async def run_console(
-    core: Core,
+    core: CoreApi,
     *,
     chat: str = "console:local",
     stdin: TextIO = sys.stdin,

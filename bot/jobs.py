@@ -11,14 +11,14 @@ from datetime import timedelta
 from typing import Any
 
 from bot.settings import Settings
-from core.service import Core
+from core.contract import CoreApi
 
 log = logging.getLogger(__name__)
 
 
-async def decay_job(core: Core, settings: Settings) -> dict[str, int]:
+async def decay_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     closed = 0
-    for chat in core.pool.chats():
+    for chat in core.chats():
         try:
             closed += await core.decay(
                 chat,
@@ -31,10 +31,10 @@ async def decay_job(core: Core, settings: Settings) -> dict[str, int]:
     return {"closed": closed}
 
 
-async def merge_job(core: Core, settings: Settings) -> dict[str, int]:
+async def merge_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     """Merge worlds whose centroids drifted together (core.worlds.merge_all)."""
     merged = 0
-    for chat in core.pool.chats():
+    for chat in core.chats():
         try:
             merged += len(await core.merge_worlds(chat))
         except Exception:
@@ -43,11 +43,11 @@ async def merge_job(core: Core, settings: Settings) -> dict[str, int]:
     return {"merged": merged}
 
 
-async def death_job(core: Core, settings: Settings) -> dict[str, int]:
+async def death_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     """Remove worlds left with no active facts and no recent message."""
     removed = 0
     idle = timedelta(days=settings.jobs.world_idle_days)
-    for chat in core.pool.chats():
+    for chat in core.chats():
         try:
             removed += len(await core.remove_dead_worlds(chat, idle=idle))
         except Exception:
@@ -56,15 +56,15 @@ async def death_job(core: Core, settings: Settings) -> dict[str, int]:
     return {"removed_worlds": removed}
 
 
-async def worlds_job(core: Core, settings: Settings) -> dict[str, int]:
+async def worlds_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     report = await merge_job(core, settings)
     report.update(await death_job(core, settings))
     return report
 
 
-async def retry_job(core: Core, settings: Settings) -> dict[str, int]:
+async def retry_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     done = 0
-    for chat in core.pool.chats():
+    for chat in core.chats():
         try:
             done += await core.retry_failed_extractions(chat)
         except Exception:
@@ -74,7 +74,7 @@ async def retry_job(core: Core, settings: Settings) -> dict[str, int]:
     return {"retried": done}
 
 
-async def handoff_job(core: Core, settings: Settings) -> dict[str, int]:
+async def handoff_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     """Issue 8: retry undelivered hand-off cards and failed edits, re-send untaken ones."""
     if core.handoff is None:
         return {}
@@ -85,7 +85,7 @@ async def handoff_job(core: Core, settings: Settings) -> dict[str, int]:
         return {}
 
 
-async def run_jobs_once(core: Core, settings: Settings) -> dict[str, Any]:
+async def run_jobs_once(core: CoreApi, settings: Settings) -> dict[str, Any]:
     report: dict[str, Any] = {}
     report.update(await decay_job(core, settings))  # first: closed facts let worlds die
     report.update(await worlds_job(core, settings))
@@ -94,7 +94,7 @@ async def run_jobs_once(core: Core, settings: Settings) -> dict[str, Any]:
     return report
 
 
-def build_scheduler(core: Core, settings: Settings) -> Any:
+def build_scheduler(core: CoreApi, settings: Settings) -> Any:
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
     scheduler = AsyncIOScheduler(

@@ -134,8 +134,9 @@ class JobSettings(BaseSettings):
 class Settings:
     """All settings, read from the environment (and .env) once."""
 
-    def __init__(self) -> None:
-        self.storage = StorageSettings()
+    def __init__(self, *, data_dir: Path | None = None) -> None:
+        # a --data-dir on the command line wins over the environment
+        self.storage = StorageSettings(data_dir=data_dir) if data_dir else StorageSettings()
         self.embedding = EmbeddingSettings()
         self.retrieval = RetrievalSettings()
         self.worlds = WorldSettings()

@@ -11,14 +11,6 @@ class InvalidInput(CoreError):
     """The user's input cannot be used (empty, too long, malformed)."""
 
 
-class OntologyViolation(CoreError):
-    """A triple the closed vocabulary does not allow; `reason` says why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 class NotFound(CoreError):
     """A named thing (entity, pending fact, trace) does not exist in this chat."""
 

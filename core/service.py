@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from core.clock import SystemClock
 from core.config import CoreConfig
+from core.contract import CoreApi, HandoffDesk
 from core.errors import NotFound
 from core.language import detect_language, is_question, name_key
 from core.models import (
@@ -40,7 +41,6 @@ from core.ports import (
     GraphStore,
     GraphStores,
     Llm,
-    MessageListener,
 )
 from core.worlds import params_for, world_maturity
 from ontology import Ontology
@@ -58,7 +58,7 @@ class Core:
         config: CoreConfig | None = None,
         llm: Llm | None = None,
         clock: Clock | None = None,
-        handoff: MessageListener | None = None,  # issue 8: buying interest -> managers
+        handoff: HandoffDesk | None = None,  # issue 8: buying interest -> managers
     ) -> None:
         self.pool = pool
         self.embedder = embedder
@@ -301,6 +301,10 @@ class Core:
         return await self.pool.run(chat, run)
 
     # ================================================================== maintenance
+    def chats(self) -> list[str]:
+        """Every chat with stored data."""
+        return self.pool.chats()
+
     async def retry_failed_extractions(self, chat: str, limit: int = 20) -> int:
         """Re-run the LLM on messages whose extraction failed; returns how many succeeded."""
         return await self._maintenance.retry_failed_extractions(chat, limit)
@@ -331,6 +335,7 @@ class Core:
 __all__ = ["Core", "CoreConfig", "SystemClock", "decayed_confidence", "render_ingest_text"]
 
 
-def _implements_ports(core: Core) -> ChatMemory:
-    """Never called: mypy checks here that Core offers the hand-off what it needs."""
-    return core
+def _implements_ports(core: Core) -> tuple[ChatMemory, CoreApi]:
+    """Never called: mypy checks here that Core offers the hand-off and the front-ends what
+    they need."""
+    return core, core

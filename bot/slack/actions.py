@@ -30,10 +30,10 @@ from bot.slack.texts import LANGUAGES, t
 from core.errors import NotFound
 
 if TYPE_CHECKING:
-    from core.service import Core
+    from core.contract import CoreApi
 
 
-def register_actions(app: AsyncApp, core: Core) -> None:
+def register_actions(app: AsyncApp, core: CoreApi) -> None:
     async def on_forget_confirm(
         *,
         ack: AsyncAck,

@@ -28,7 +28,7 @@ from core.errors import CoreError, InvalidInput, NotFound
 from core.language import detect_language
 
 if TYPE_CHECKING:
-    from core.service import Core
+    from core.contract import CoreApi
 
 log = logging.getLogger("bot.slack")
 
@@ -131,7 +131,7 @@ async def on_error(*, error: Exception, body: dict[str, Any], context: AsyncBolt
 
 
 def build_slack_app(
-    core: Core,
+    core: CoreApi,
     settings: SlackSettings,
     *,
     client: AsyncWebClient | None = None,
@@ -154,7 +154,7 @@ def build_slack_app(
     app = AsyncApp(name="graphmem-slack", client=web_client, signing_secret=secret)
     command = settings.command if settings.command.startswith("/") else f"/{settings.command}"
     people = PeopleCache()  # names for hand-off cards, one cache for the app
-    service = getattr(core, "handoff", None)
+    service = core.handoff
     leads = handoff.slack_channel if service is not None and handoff is not None else None
     extra = (  # issue 8: cards, buttons, /leads and `/kb close`
         register_handoff(

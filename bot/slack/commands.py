@@ -35,14 +35,14 @@ from core.language import detect_language
 from core.render import render_facts, render_ingest, render_pending, render_trace, render_worlds
 
 if TYPE_CHECKING:
-    from core.service import Core
+    from core.contract import CoreApi
 
 
 @dataclass(frozen=True, kw_only=True)
 class Invocation:
     """One parsed slash command, with everything a subcommand needs to answer."""
 
-    core: Core
+    core: CoreApi
     chat: str
     user: str
     arg: str
@@ -125,7 +125,7 @@ async def _forget(inv: Invocation) -> None:
 
 
 async def review_message(
-    core: Core, chat: str, lang: str, *, note: str | None = None
+    core: CoreApi, chat: str, lang: str, *, note: str | None = None
 ) -> tuple[str, list[dict[str, Any]]]:
     """The review queue as (fallback text, blocks with approve/reject buttons)."""
     pending = await core.pending(chat)
@@ -161,7 +161,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 
 def register_commands(
     app: AsyncApp,
-    core: Core,
+    core: CoreApi,
     *,
     command: str,
     progress_after: float,

@@ -30,7 +30,8 @@ from core.handoff import ClientInfo, HandOff, render_card, render_leads
 
 if TYPE_CHECKING:
     from bot.slack.commands import Invocation, Subcommand
-    from core.handoff import CloseOutcome, HandoffService
+    from core.contract import Leads
+    from core.handoff import CloseOutcome
 
 log = logging.getLogger("bot.slack")
 
@@ -171,7 +172,7 @@ class ChannelManagers:
 
 def register_handoff(
     app: AsyncApp,
-    service: HandoffService,
+    service: Leads,
     *,
     channel: str,
     client: AsyncWebClient,

@@ -36,9 +36,9 @@ from core.errors import CoreError
 from core.language import detect_language
 
 if TYPE_CHECKING:
+    from core.contract import CoreApi
     from core.handoff import ClientInfo
     from core.models import Reply
-    from core.service import Core
 
 log = logging.getLogger("bot.slack")
 
@@ -54,7 +54,7 @@ def reply_content(reply: Reply, *, command: str) -> tuple[str, list[dict[str, An
 
 def register_messages(
     app: AsyncApp,
-    core: Core,
+    core: CoreApi,
     *,
     command: str,
     progress_after: float,
@@ -68,7 +68,7 @@ def register_messages(
         author: str, context: AsyncBoltContext, client: AsyncWebClient, channel: str
     ) -> dict[str, ClientInfo]:
         # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
-        if not getattr(core, "handoff", None):
+        if core.handoff is None:
             return {}
         person = await people.lookup(client, author)
         return {"client": client_of(author, context.team_id, channel, person)}

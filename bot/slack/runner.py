@@ -21,7 +21,7 @@ from bot.slack.app import build_slack_app, make_web_client
 from bot.slack.verify import parse_payload, signature_ok
 
 if TYPE_CHECKING:
-    from core.service import Core
+    from core.contract import CoreApi
 
 log = logging.getLogger("bot.slack")
 
@@ -71,7 +71,7 @@ async def start_http(app: AsyncApp, *, signing_secret: str, host: str, port: int
 
 
 async def run_slack(
-    core: Core,
+    core: CoreApi,
     settings: SlackSettings,
     *,
     stop_event: asyncio.Event | None = None,
@@ -86,7 +86,7 @@ async def run_slack(
     try:
         await _serve(app, settings, stop)
     finally:
-        service = getattr(core, "handoff", None)
+        service = core.handoff
         if service is not None:  # issue 8: no cards once Slack is down
             service.remove_notifier("slack")
 

@@ -14,14 +14,14 @@ from bot.telegram.texts import t
 from core.errors import NotFound
 
 if TYPE_CHECKING:
-    from core.service import Core
+    from core.contract import CoreApi
 
 
 async def on_forget(
     query: CallbackQuery,
     callback_data: ForgetCb,
     bot: Bot,
-    core: Core,
+    core: CoreApi,
     confirmations: Confirmations,
 ) -> None:
     lang = lang_of(query.from_user)
@@ -60,7 +60,7 @@ async def on_forget(
     await query.answer()
 
 
-async def on_review(query: CallbackQuery, callback_data: ReviewCb, core: Core) -> None:
+async def on_review(query: CallbackQuery, callback_data: ReviewCb, core: CoreApi) -> None:
     lang = lang_of(query.from_user)
     message = query.message
     if not isinstance(message, Message):

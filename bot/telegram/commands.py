@@ -34,7 +34,7 @@ from core.errors import InvalidInput, NotFound
 from core.models import TripleIn
 
 if TYPE_CHECKING:
-    from core.service import Core
+    from core.contract import CoreApi
 
 REVIEW_BATCH = 10  # pending facts shown per /review, each with its own buttons
 
@@ -49,7 +49,7 @@ async def cmd_help(message: Message) -> None:
 
 
 async def cmd_ask(
-    message: Message, command: CommandObject, core: Core, limiter: QuestionLimiter
+    message: Message, command: CommandObject, core: CoreApi, limiter: QuestionLimiter
 ) -> None:
     question = (command.args or "").strip()
     if not question:
@@ -78,7 +78,7 @@ def parse_triple(parts: list[str]) -> TripleIn:
         raise InvalidInput(f"empty or too long: {fields}") from exc
 
 
-async def cmd_remember(message: Message, command: CommandObject, core: Core) -> None:
+async def cmd_remember(message: Message, command: CommandObject, core: CoreApi) -> None:
     lang = lang_of(message.from_user)
     text = (command.args or "").strip()
     parts = text.split("|")
@@ -102,7 +102,7 @@ async def cmd_remember(message: Message, command: CommandObject, core: Core) -> 
     await send_long(message, render.render_ingest(result, lang))
 
 
-async def cmd_why(message: Message, command: CommandObject, core: Core) -> None:
+async def cmd_why(message: Message, command: CommandObject, core: CoreApi) -> None:
     trace_id = (command.args or "").strip() or None
     trace = await core.why(chat_key(message.chat.id), trace_id)
     if trace is None:
@@ -111,7 +111,7 @@ async def cmd_why(message: Message, command: CommandObject, core: Core) -> None:
     await send_long(message, render.render_trace(trace))
 
 
-async def cmd_worlds(message: Message, core: Core) -> None:
+async def cmd_worlds(message: Message, core: CoreApi) -> None:
     worlds = await core.worlds(chat_key(message.chat.id))
     if not worlds:
         await send_long(message, t(lang_of(message.from_user), "no_worlds"))
@@ -119,7 +119,7 @@ async def cmd_worlds(message: Message, core: Core) -> None:
     await send_long(message, render.render_worlds(worlds))
 
 
-async def cmd_facts(message: Message, command: CommandObject, core: Core) -> None:
+async def cmd_facts(message: Message, command: CommandObject, core: CoreApi) -> None:
     entity = (command.args or "").strip() or None
     try:
         facts = await core.facts(chat_key(message.chat.id), entity)
@@ -165,7 +165,7 @@ async def _may_forget_all(message: Message, bot: Bot) -> bool:
     return await is_admin(bot, message.chat.id, message.from_user.id)
 
 
-async def cmd_review(message: Message, core: Core) -> None:
+async def cmd_review(message: Message, core: CoreApi) -> None:
     lang = lang_of(message.from_user)
     pending = await core.pending(chat_key(message.chat.id))
     if not pending:
@@ -180,7 +180,7 @@ async def cmd_review(message: Message, core: Core) -> None:
         await send_long(message, t(lang, "more_pending", count=len(pending) - REVIEW_BATCH))
 
 
-async def cmd_export(message: Message, core: Core) -> None:
+async def cmd_export(message: Message, core: CoreApi) -> None:
     lang = lang_of(message.from_user)
     async with typing(message, ChatAction.UPLOAD_DOCUMENT):
         dump = await core.export(chat_key(message.chat.id))

@@ -15,7 +15,7 @@ from aiogram.types import CallbackQuery, ErrorEvent, Message
 from bot.telegram.common import is_addressed, is_group, lang_of, send_long
 from bot.telegram.middlewares import InFlight
 from bot.telegram.texts import t
-from core.errors import CoreError, InvalidInput, NotFound, OntologyViolation
+from core.errors import CoreError, InvalidInput, NotFound
 
 log = logging.getLogger(__name__)
 
@@ -24,8 +24,6 @@ CALLBACK_TEXT_LIMIT = 200  # answerCallbackQuery's text limit
 
 def friendly(exc: BaseException, lang: str) -> str:
     """The reply for an error: specific for the core's expected errors, else an apology."""
-    if isinstance(exc, OntologyViolation):
-        return t(lang, "ontology", detail=exc.reason)
     if isinstance(exc, NotFound):
         return t(lang, "not_found", detail=str(exc))
     if isinstance(exc, InvalidInput):

@@ -11,7 +11,6 @@ An open card has Take and Close, a taken one Close, a closed one no buttons.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from aiogram import Bot, Router
 from aiogram.enums import ChatType
@@ -22,14 +21,8 @@ from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 
 from bot.telegram.common import lang_of, send_long
 from bot.telegram.formatting import escape
-from core.handoff import (
-    ClientInfo,
-    CloseOutcome,
-    HandOff,
-    HandoffService,
-    render_card,
-    render_leads,
-)
+from core.contract import CoreApi, Leads
+from core.handoff import ClientInfo, CloseOutcome, HandOff, render_card, render_leads
 
 CARD_LIMIT = 4000  # below Telegram's 4096, room for escaping differences
 
@@ -160,7 +153,7 @@ class TelegramNotifier:
 async def on_take(
     query: CallbackQuery,
     callback_data: TakeCb,
-    handoff: HandoffService,
+    handoff: Leads,
     handoff_managers: frozenset[int],
 ) -> None:
     user = query.from_user
@@ -191,7 +184,7 @@ def close_reply(outcome: CloseOutcome, handoff_id: str, lang: str) -> str:
 async def on_close(
     query: CallbackQuery,
     callback_data: CloseCb,
-    handoff: HandoffService,
+    handoff: Leads,
     handoff_managers: frozenset[int],
 ) -> None:
     user = query.from_user
@@ -218,9 +211,7 @@ async def _manager_in_private(message: Message, managers: frozenset[int]) -> boo
     return True
 
 
-async def cmd_leads(
-    message: Message, handoff: HandoffService, handoff_managers: frozenset[int]
-) -> None:
+async def cmd_leads(message: Message, handoff: Leads, handoff_managers: frozenset[int]) -> None:
     if await _manager_in_private(message, handoff_managers):
         await send_long(message, render_leads(await handoff.leads()))
 
@@ -228,7 +219,7 @@ async def cmd_leads(
 async def cmd_close(
     message: Message,
     command: CommandObject,
-    handoff: HandoffService,
+    handoff: Leads,
     handoff_managers: frozenset[int],
 ) -> None:
     if not await _manager_in_private(message, handoff_managers):
@@ -258,7 +249,7 @@ def make_router() -> Router:
     return router
 
 
-def enabled(core: Any, manager_ids: Sequence[int] | None) -> HandoffService | None:
+def enabled(core: CoreApi, manager_ids: Sequence[int] | None) -> Leads | None:
     """The hand-off service when the core has one and Telegram managers are configured."""
-    service = getattr(core, "handoff", None)
+    service = core.handoff
     return service if service is not None and manager_ids else None

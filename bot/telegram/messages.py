@@ -24,7 +24,7 @@ from bot.telegram.texts import help_text
 from core.language import is_question
 
 if TYPE_CHECKING:
-    from core.service import Core
+    from core.contract import CoreApi
 
 
 async def unknown_command(message: Message, bot: Bot) -> None:
@@ -37,14 +37,14 @@ async def unknown_command(message: Message, bot: Bot) -> None:
     await send_long(message, help_text(lang_of(message.from_user)))
 
 
-async def on_text(message: Message, bot: Bot, core: Core, limiter: QuestionLimiter) -> None:
+async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLimiter) -> None:
     text = message.text or ""
     chat = chat_key(message.chat.id)
     if is_group(message) and not await is_addressed(message, bot):
         # Groups: everything said is memory (and buying interest still reaches the managers),
         # but the bot speaks only when spoken to.
         author = author_of(message)
-        client = {"client": client_of(message, author)} if getattr(core, "handoff", None) else {}
+        client = {"client": client_of(message, author)} if core.handoff is not None else {}
         await core.observe(
             chat,
             author=author,
@@ -63,7 +63,7 @@ async def on_text(message: Message, bot: Bot, core: Core, limiter: QuestionLimit
         return
     author = author_of(message)
     # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
-    extra = {"client": client_of(message, author)} if getattr(core, "handoff", None) else {}
+    extra = {"client": client_of(message, author)} if core.handoff is not None else {}
     async with typing(message):
         reply = await core.handle_message(
             chat,

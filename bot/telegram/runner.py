@@ -31,7 +31,7 @@ from bot.telegram.session import RetryAfterSession
 from bot.telegram.texts import COMMANDS
 
 if TYPE_CHECKING:
-    from core.service import Core
+    from core.contract import CoreApi
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def create_bot(settings: TelegramSettings) -> Bot:
 
 
 def build_dispatcher(
-    *, core: Core, settings: TelegramSettings, handoff: HandoffSettings | None = None
+    *, core: CoreApi, settings: TelegramSettings, handoff: HandoffSettings | None = None
 ) -> Dispatcher:
     dp = Dispatcher(name="graphmem")
     # Workflow data: handlers receive these by parameter name.
@@ -90,7 +90,7 @@ async def register_commands(bot: Bot) -> None:
 
 
 async def run_telegram(
-    core: Core,
+    core: CoreApi,
     settings: TelegramSettings,
     *,
     stop_event: asyncio.Event | None = None,

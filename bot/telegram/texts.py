@@ -84,7 +84,6 @@ _TEXTS: dict[str, dict[str, str]] = {
         "apology": "Sorry, something went wrong on my side. Please try again in a moment.",
         "invalid_input": "I can't use that: {detail}",
         "not_found": "I don't know that in this chat: {detail}",
-        "ontology": "That fact does not fit my vocabulary: {detail}",
     },
     "pt": {
         "start": "Olá! Eu lembro o que é dito neste chat como um grafo de conhecimento e "
@@ -123,7 +122,6 @@ _TEXTS: dict[str, dict[str, str]] = {
         "apology": "Desculpe, algo deu errado do meu lado. Tente de novo daqui a pouco.",
         "invalid_input": "Não consigo usar isso: {detail}",
         "not_found": "Não conheço isso neste chat: {detail}",
-        "ontology": "Esse fato não cabe no meu vocabulário: {detail}",
     },
     "ru": {
         "start": "Привет! Я запоминаю, что говорят в этом чате, в виде графа знаний и "
@@ -163,7 +161,6 @@ _TEXTS: dict[str, dict[str, str]] = {
         "apology": "Извините, у меня что-то пошло не так. Попробуйте ещё раз чуть позже.",
         "invalid_input": "Не могу это использовать: {detail}",
         "not_found": "Я этого не знаю в этом чате: {detail}",
-        "ontology": "Этот факт не укладывается в мой словарь: {detail}",
     },
 }
 

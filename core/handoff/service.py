@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from core.contract import HandoffDesk
 from core.handoff.context import _context, _known_product
 from core.handoff.intent import Intent, detect_intent
 from core.language import clean_name
@@ -427,3 +428,8 @@ class HandoffService:
 
     async def aclose(self) -> None:
         await self._io(self.store.close)
+
+
+def _implements_port(service: HandoffService) -> HandoffDesk:
+    """Never called: mypy checks here that the service is what Core and the front-ends expect."""
+    return service

@@ -1,16 +1,32 @@
-"""A scriptable stand-in for core.service.Core, for front-end behaviour the real core cannot
-easily produce (a 10,000-character answer, a crash, a slow answer)."""
+"""A scriptable stand-in for the core, for front-end behaviour the real core cannot easily
+produce (a 10,000-character answer, a crash, a slow answer).
+
+It implements core.contract.CoreApi, the contract the front-ends call, and `make lint` type-checks
+this file: a stub that drifts from the contract fails there (see _implements_contract)."""
 
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, NoReturn
 
-from core.models import Reply
+from core.contract import CoreApi, Leads
+from core.models import (
+    Answer,
+    ClientInfo,
+    FactView,
+    IngestResult,
+    PendingFact,
+    Reply,
+    Trace,
+    TripleIn,
+    WorldInfo,
+)
 
 
 class StubCore:
+    handoff: Leads | None = None
+
     def __init__(
         self, *, reply_text: str = "ok", fail: Exception | None = None, delay: float = 0.0
     ) -> None:
@@ -28,6 +44,7 @@ class StubCore:
         text: str,
         message_id: str | None = None,
         ts: datetime | None = None,
+        client: ClientInfo | None = None,
     ) -> Reply:
         self.calls.append(("handle_message", chat, text))
         self.started.set()
@@ -37,10 +54,89 @@ class StubCore:
             raise self.fail
         return Reply(kind="answer", text=self.reply_text)
 
-    async def remember(self, chat: str, **kwargs: Any) -> Any:
-        self.calls.append(("remember", chat, kwargs.get("text", "")))
-        raise AssertionError("the stub core does not remember")
+    def _unscripted(self, method: str, chat: str, text: str = "") -> NoReturn:
+        self.calls.append((method, chat, text))
+        raise AssertionError(f"the stub core does not {method}")
 
-    async def observe(self, chat: str, **kwargs: Any) -> Any:
-        self.calls.append(("observe", chat, kwargs.get("text", "")))
-        raise AssertionError("the stub core does not observe")
+    async def remember(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+    ) -> IngestResult:
+        self._unscripted("remember", chat, text)
+
+    async def observe(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+        client: ClientInfo | None = None,
+    ) -> IngestResult:
+        self._unscripted("observe", chat, text)
+
+    async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
+        self._unscripted("ask", chat, question)
+
+    async def remember_triple(
+        self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
+    ) -> IngestResult:
+        self._unscripted("remember_triple", chat)
+
+    async def why(self, chat: str, trace_id: str | None = None) -> Trace | None:
+        self._unscripted("why", chat)
+
+    async def facts(
+        self, chat: str, entity: str | None = None, *, limit: int = 50, history: bool = False
+    ) -> list[FactView]:
+        self._unscripted("facts", chat)
+
+    async def forget_entity(self, chat: str, name: str) -> int:
+        self._unscripted("forget_entity", chat, name)
+
+    async def forget_chat(self, chat: str) -> None:
+        self._unscripted("forget_chat", chat)
+
+    async def pending(self, chat: str) -> list[PendingFact]:
+        self._unscripted("pending", chat)
+
+    async def review(self, chat: str, pending_id: str, approve: bool) -> FactView | None:
+        self._unscripted("review", chat)
+
+    async def worlds(self, chat: str) -> list[WorldInfo]:
+        self._unscripted("worlds", chat)
+
+    async def export(self, chat: str) -> dict[str, Any]:
+        self._unscripted("export", chat)
+
+    async def stats(self, chat: str) -> dict[str, int]:
+        self._unscripted("stats", chat)
+
+    def chats(self) -> list[str]:
+        return []
+
+    async def retry_failed_extractions(self, chat: str, limit: int = 20) -> int:
+        self._unscripted("retry_failed_extractions", chat)
+
+    async def decay(self, chat: str, *, half_life: timedelta, floor: float) -> int:
+        self._unscripted("decay", chat)
+
+    async def merge_worlds(self, chat: str) -> list[tuple[str, str]]:
+        self._unscripted("merge_worlds", chat)
+
+    async def remove_dead_worlds(self, chat: str, *, idle: timedelta) -> list[str]:
+        self._unscripted("remove_dead_worlds", chat)
+
+    async def close(self) -> None:
+        return None
+
+
+def _implements_contract(stub: StubCore) -> CoreApi:
+    """Never called: mypy checks here that the stub still is what the front-ends call."""
+    return stub

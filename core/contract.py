@@ -1,0 +1,138 @@
+"""What the front-ends (bot/: Telegram, Slack, console, CLI, jobs) may call: a typed contract.
+
+Front-ends depend on `CoreApi`, not on core.service.Core, so a test double that drifts from the
+real core fails type-checking (tests/telegram/stub_core.py), and the hand-off is an optional,
+typed part of it (`CoreApi.handoff`, None when no manager is configured) instead of an
+attribute probed with getattr.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from core.models import (
+    Answer,
+    ClientInfo,
+    CloseOutcome,
+    FactView,
+    HandOff,
+    IngestResult,
+    PendingFact,
+    Reply,
+    TakeOutcome,
+    Trace,
+    TripleIn,
+    WorldInfo,
+)
+from core.ports import MessageListener, Notifier
+
+
+class Leads(Protocol):
+    """The hand-off as the managers' front-ends and the scheduler use it."""
+
+    def add_notifier(self, notifier: Notifier) -> None: ...
+
+    def remove_notifier(self, name: str) -> None: ...
+
+    async def take(self, handoff_id: str, *, manager: str, name: str) -> TakeOutcome: ...
+
+    async def close(
+        self, handoff_id: str, *, manager: str | None = None, name: str | None = None
+    ) -> CloseOutcome: ...
+
+    async def leads(self, *, include_closed: bool = False, limit: int = 20) -> list[HandOff]: ...
+
+    async def tick(self) -> dict[str, int]:
+        """The scheduler job: retries and reminders."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class HandoffDesk(MessageListener, Leads, Protocol):
+    """The hand-off Core is composed with: told after each message, used by managers."""
+
+
+class CoreApi(Protocol):
+    """The core as front-ends see it (core/service.py's Core implements it)."""
+
+    @property
+    def handoff(self) -> Leads | None: ...
+
+    async def handle_message(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+        client: ClientInfo | None = None,
+    ) -> Reply:
+        """A message addressed to the bot: questions answered, statements remembered."""
+        ...
+
+    async def observe(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+        client: ClientInfo | None = None,
+    ) -> IngestResult:
+        """A message the bot overhears: remembered, nothing said."""
+        ...
+
+    async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer: ...
+
+    async def remember(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+    ) -> IngestResult: ...
+
+    async def remember_triple(
+        self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
+    ) -> IngestResult: ...
+
+    async def why(self, chat: str, trace_id: str | None = None) -> Trace | None: ...
+
+    async def facts(
+        self, chat: str, entity: str | None = None, *, limit: int = 50, history: bool = False
+    ) -> list[FactView]: ...
+
+    async def forget_entity(self, chat: str, name: str) -> int: ...
+
+    async def forget_chat(self, chat: str) -> None: ...
+
+    async def pending(self, chat: str) -> list[PendingFact]: ...
+
+    async def review(self, chat: str, pending_id: str, approve: bool) -> FactView | None: ...
+
+    async def worlds(self, chat: str) -> list[WorldInfo]: ...
+
+    async def export(self, chat: str) -> dict[str, Any]: ...
+
+    async def stats(self, chat: str) -> dict[str, int]: ...
+
+    # maintenance (bot/jobs.py)
+    def chats(self) -> list[str]:
+        """Every chat with stored data."""
+        ...
+
+    async def retry_failed_extractions(self, chat: str, limit: int = 20) -> int: ...
+
+    async def decay(self, chat: str, *, half_life: timedelta, floor: float) -> int: ...
+
+    async def merge_worlds(self, chat: str) -> list[tuple[str, str]]: ...
+
+    async def remove_dead_worlds(self, chat: str, *, idle: timedelta) -> list[str]: ...
+
+    async def close(self) -> None: ...
