@@ -11,10 +11,10 @@ blocks beyond one message's limits go into follow-up messages (`paginate`).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from bot.slack.texts import t
+from bot.splitting import split_text as split_pieces
 from core.models import Answer, PendingFact
 
 Block = dict[str, Any]
@@ -31,11 +31,6 @@ ACTION_FORGET_CANCEL = "kb_forget_cancel"
 ACTION_REVIEW_APPROVE = "kb_review_approve"
 ACTION_REVIEW_REJECT = "kb_review_reject"
 
-# Where long text may be cut, coarsest first: paragraphs, lines, sentences, words. Only a run
-# with none of these (a 10,000-character URL) is cut hard. The whitespace at a cut is dropped.
-_BREAKS = (r"\n\s*\n", r"\n", r"(?<=[.!?…])\s+", r"\s+")  # not ";": entities end in one
-_ENTITY_MAX = 5  # "&amp;": a hard cut must not split the entities escape() writes
-
 
 def escape(text: str) -> str:
     """Escape the three characters Slack treats as markup in mrkdwn and message text."""
@@ -43,54 +38,9 @@ def escape(text: str) -> str:
 
 
 def split_text(text: str, limit: int = TEXT_LIMIT) -> list[str]:
-    """`text` in pieces of at most `limit` characters, in order, cut where a reader would.
-
-    Blank pieces are left out (Slack refuses an empty text); nothing but whitespace at the cuts
-    is lost.
-    """
-    out: list[str] = []
-    _split(text, limit, _BREAKS, out)
-    return [piece for piece in out if piece.strip()]
-
-
-def _split(text: str, limit: int, breaks: tuple[str, ...], out: list[str]) -> None:
-    if len(text) <= limit:
-        out.append(text)
-        return
-    if not breaks:
-        out.extend(_hard_split(text, limit))
-        return
-    # with a capturing group re.split keeps the separators: part, sep, part, sep, ..., part
-    parts = re.split(f"({breaks[0]})", text)
-    current = ""
-    for i in range(0, len(parts), 2):
-        part, sep = parts[i], parts[i - 1] if i else ""
-        candidate = f"{current}{sep}{part}" if current else part
-        if len(candidate) <= limit:
-            current = candidate
-            continue
-        if current.strip():
-            out.append(current)
-        if len(part) <= limit:
-            current = part
-        else:
-            _split(part, limit, breaks[1:], out)
-            current = ""
-    if current.strip():
-        out.append(current)
-
-
-def _hard_split(text: str, limit: int) -> list[str]:
-    pieces: list[str] = []
-    while len(text) > limit:
-        cut = limit
-        amp = text.rfind("&", cut - _ENTITY_MAX + 1, cut)
-        if amp > 0 and ";" not in text[amp:cut]:  # an entity would straddle the cut
-            cut = amp
-        pieces.append(text[:cut])
-        text = text[cut:]
-    pieces.append(text)
-    return pieces
+    """Escaped `text` in pieces of at most `limit` characters, cut where a reader would
+    (bot/splitting.py), never inside an entity."""
+    return split_pieces(text, limit, escaped=True)
 
 
 def mrkdwn(text: str) -> dict[str, str]:
