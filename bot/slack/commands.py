@@ -30,6 +30,7 @@ from bot.slack.blocks import (
 )
 from bot.slack.common import chat_key, keyword_only, respond_in_pages, with_progress
 from bot.slack.texts import t
+from bot.triples import MalformedTriple, explicit_triple
 from core.errors import NotFound
 from core.language import detect_language
 from core.render import render_facts, render_ingest, render_pending, render_trace, render_worlds
@@ -79,7 +80,16 @@ async def _remember(inv: Invocation) -> None:
     if not inv.arg:
         await inv.private(t("usage_remember", inv.lang, cmd=inv.command))
         return
-    result = await inv.slow(inv.core.remember(inv.chat, author=inv.user, text=inv.arg))
+    try:
+        triple = explicit_triple(inv.arg)
+    except MalformedTriple:
+        await inv.private(t("usage_remember", inv.lang, cmd=inv.command))
+        return
+    if triple is not None:
+        stated = inv.core.remember_triple(inv.chat, triple, author=inv.user)
+    else:
+        stated = inv.core.remember(inv.chat, author=inv.user, text=inv.arg)
+    result = await inv.slow(stated)
     text = render_ingest(result, inv.lang)
     preface = t("told_by", inv.lang, user=inv.user, statement=escape(inv.arg))
     await inv.public(escape(text), text_blocks(text, preface=preface))

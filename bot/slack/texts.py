@@ -54,9 +54,12 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Задайте вопрос: `{cmd} ask какая политика применяется к checkout?`",
     },
     "usage_remember": {
-        "en": "Tell me a fact: `{cmd} remember checkout depends on payments`",
-        "pt": "Diga um fato: `{cmd} remember checkout depende de pagamentos`",
-        "ru": "Сообщите факт: `{cmd} remember checkout зависит от платежей`",
+        "en": "Tell me a fact: `{cmd} remember checkout depends on payments`\n"
+        "or `{cmd} remember subject | kind | PREDICATE | object | kind`",
+        "pt": "Diga um fato: `{cmd} remember checkout depende de pagamentos`\n"
+        "ou `{cmd} remember sujeito | tipo | PREDICADO | objeto | tipo`",
+        "ru": "Сообщите факт: `{cmd} remember checkout зависит от платежей`\n"
+        "или `{cmd} remember субъект | тип | ПРЕДИКАТ | объект | тип`",
     },
     "usage_forget": {
         "en": "Say what to forget: `{cmd} forget <entity>` or `{cmd} forget all`",

@@ -13,7 +13,6 @@ from aiogram import Bot, Router
 from aiogram.enums import ChatAction
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import BufferedInputFile, Message
-from pydantic import ValidationError
 
 from bot.telegram.common import (
     author_of,
@@ -29,9 +28,9 @@ from bot.telegram.formatting import escape
 from bot.telegram.keyboards import Confirmations, forget_keyboard, review_keyboard
 from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.texts import help_text, t
+from bot.triples import MalformedTriple, explicit_triple
 from core import render
-from core.errors import InvalidInput, NotFound
-from core.models import TripleIn
+from core.errors import NotFound
 
 if TYPE_CHECKING:
     from core.contract import CoreApi
@@ -62,35 +61,21 @@ async def cmd_ask(
     await send_long(message, render.render_answer(answer))
 
 
-def parse_triple(parts: list[str]) -> TripleIn:
-    """ "subject | kind | PREDICATE | object | kind" -> TripleIn (the core validates the rest)."""
-    subject, subject_kind, predicate, obj, object_kind = (p.strip() for p in parts)
-    try:
-        return TripleIn(
-            subject=subject,
-            subject_kind=subject_kind.lower(),
-            predicate=predicate.upper().replace(" ", "_"),
-            object=obj,
-            object_kind=object_kind.lower(),
-        )
-    except ValidationError as exc:
-        fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e.get("loc"))
-        raise InvalidInput(f"empty or too long: {fields}") from exc
-
-
 async def cmd_remember(message: Message, command: CommandObject, core: CoreApi) -> None:
     lang = lang_of(message.from_user)
     text = (command.args or "").strip()
-    parts = text.split("|")
-    if not text or len(parts) not in (1, 5):
+    try:
+        triple = explicit_triple(text)
+    except MalformedTriple:
+        triple = None
+        text = ""
+    if not text:
         await send_long(message, t(lang, "remember_usage"))
         return
     chat = chat_key(message.chat.id)
     async with typing(message):
-        if len(parts) == 5:
-            result = await core.remember_triple(
-                chat, parse_triple(parts), author=author_of(message)
-            )
+        if triple is not None:
+            result = await core.remember_triple(chat, triple, author=author_of(message))
         else:
             result = await core.remember(
                 chat,

@@ -67,6 +67,16 @@ async def test_remember_reply_is_public_and_quotes_the_author(slack: SlackHttp) 
     assert "<@U42>" in all_text(reply)
 
 
+async def test_remember_takes_the_pipe_triple_syntax(slack: SlackHttp) -> None:
+    reply = await slack.final("remember Acme Ltda | company | BELONGS_TO | Acme Holding | company")
+    assert "Acme Ltda BELONGS_TO Acme Holding" in all_text(reply)
+    facts = await slack.final("facts Acme Ltda")
+    assert "Acme Holding" in all_text(facts)
+    (usage,) = await slack.command("remember Acme | company | BELONGS_TO")
+    assert usage["response_type"] == "ephemeral"
+    assert "| kind |" in usage["text"]
+
+
 async def test_help_and_unknown_subcommand(slack: SlackHttp) -> None:
     (help_reply,) = await slack.command("help")
     assert help_reply["response_type"] == "ephemeral"

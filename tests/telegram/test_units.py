@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.telegram.commands import parse_triple
 from bot.telegram.formatting import MESSAGE_LIMIT, escape, split_message, utf16_len
 from bot.telegram.keyboards import Confirmations, review_keyboard
 from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.texts import COMMANDS, help_text, language_of
+from bot.triples import parse_triple
 from core.errors import InvalidInput
 
 
