@@ -26,7 +26,7 @@ from bot.slack.blocks import (
 )
 from bot.slack.commands import review_message
 from bot.slack.common import chat_key, keyword_only
-from bot.slack.texts import LANGUAGES, t
+from bot.texts import LANGUAGES, t
 from core.errors import NotFound
 
 if TYPE_CHECKING:
@@ -47,14 +47,14 @@ def register_actions(app: AsyncApp, core: CoreApi) -> None:
         name, lang = parse_forget_value(action["value"])
         if name is None:
             await core.forget_chat(chat)
-            text = t("forgot_all", lang, user=user)
+            text = t("slack.forgot_all", lang, user=user)
         else:
             try:
                 count = await core.forget_entity(chat, name)
             except NotFound:
-                text = t("no_facts_about", lang, name=escape(name))
+                text = t("slack.no_facts_about", lang, name=escape(name))
             else:
-                text = t("forgot_entity", lang, user=user, name=escape(name), count=count)
+                text = t("slack.forgot_entity", lang, user=user, name=escape(name), count=count)
         await respond(text=text, replace_original=True)
 
     async def on_forget_cancel(
@@ -63,7 +63,7 @@ def register_actions(app: AsyncApp, core: CoreApi) -> None:
         await ack()
         value = str(action.get("value"))
         lang = value if value in LANGUAGES else "en"  # the cancel button carries the language
-        await respond(text=t("forget_cancelled", lang), replace_original=True)
+        await respond(text=t("slack.forget_cancelled", lang), replace_original=True)
 
     async def on_review(
         *,
@@ -80,12 +80,12 @@ def register_actions(app: AsyncApp, core: CoreApi) -> None:
         try:
             fact = await core.review(chat, pending_id, approve)
         except NotFound:  # pressed twice, or reviewed by someone else meanwhile
-            note = t("review_gone", lang)
+            note = t("slack.review_gone", lang)
         else:
             if approve and fact is not None:
-                note = t("approved", lang, user=user, fact=escape(fact.sentence()))
+                note = t("slack.approved", lang, user=user, fact=escape(fact.sentence()))
             else:
-                note = t("rejected", lang, user=user)
+                note = t("slack.rejected", lang, user=user)
         text, blocks = await review_message(core, chat, lang, note=note)
         await respond(text=text, blocks=blocks, replace_original=True)
 

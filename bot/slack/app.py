@@ -22,8 +22,8 @@ from bot.slack.common import chat_key, keyword_only
 from bot.slack.handoff import register_handoff
 from bot.slack.messages import register_messages
 from bot.slack.people import PeopleCache
-from bot.slack.texts import t
 from bot.slack.verify import SeenDeliveries, delivery_key
+from bot.texts import t
 from core.errors import CoreError, InvalidInput, NotFound
 from core.language import detect_language
 
@@ -63,10 +63,10 @@ def _language(body: dict[str, Any]) -> str:
 
 def _user_message(error: Exception, lang: str) -> str:
     if isinstance(error, InvalidInput):
-        return t("invalid_input", lang, reason=str(error))
+        return t("slack.invalid_input", lang, reason=str(error))
     if isinstance(error, NotFound):
-        return t("not_found", lang)
-    return t("apology", lang)
+        return t("slack.not_found", lang)
+    return t("slack.apology", lang)
 
 
 async def _tell_user(text: str, body: dict[str, Any], context: AsyncBoltContext) -> None:

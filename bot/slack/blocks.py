@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.slack.texts import t
 from bot.splitting import split_text as split_pieces
+from bot.texts import t
 from core.models import Answer, PendingFact
 
 Block = dict[str, Any]
@@ -140,17 +140,19 @@ def answer_blocks(answer: Answer, *, command: str, preface: str | None = None) -
     """The answer, then the paths of facts it used (context), then how to ask why."""
     blocks = notes(preface) if preface else []
     blocks.extend(sections(escape(answer_body(answer))))
-    label = t("path", answer.language)
+    label = t("slack.path", answer.language)
     if paths := _paths(answer):
         blocks.extend(notes("\n".join(f"*{label}:* {escape(p)}" for p in paths)))
     if answer.trace_id:
-        blocks.append(context(t("trace_hint", answer.language, trace=answer.trace_id, cmd=command)))
+        blocks.append(
+            context(t("slack.trace_hint", answer.language, trace=answer.trace_id, cmd=command))
+        )
     return blocks
 
 
 def answer_fallback(answer: Answer) -> str:
     """Plain text for notifications and clients without Block Kit: answer plus path lines."""
-    label = t("path", answer.language)
+    label = t("slack.path", answer.language)
     missing = [f"{label}: {p}" for p in _paths(answer) if p not in answer.answer]
     return escape("\n".join([answer.answer, *missing]))
 
@@ -204,9 +206,9 @@ def parse_review_value(value: str) -> tuple[str, str]:
 
 def forget_blocks(name: str | None, lang: str) -> list[Block]:
     question = (
-        t("forget_confirm_all", lang)
+        t("slack.forget_confirm_all", lang)
         if name is None
-        else t("forget_confirm_entity", lang, name=escape(name))
+        else t("slack.forget_confirm_entity", lang, name=escape(name))
     )
     return [
         *sections(question),
@@ -215,12 +217,12 @@ def forget_blocks(name: str | None, lang: str) -> list[Block]:
             "block_id": "kb_forget",
             "elements": [
                 button(
-                    t("forget_button", lang),
+                    t("slack.forget_button", lang),
                     ACTION_FORGET_CONFIRM,
                     forget_value(name, lang),
                     "danger",
                 ),
-                button(t("cancel_button", lang), ACTION_FORGET_CANCEL, lang),
+                button(t("slack.cancel_button", lang), ACTION_FORGET_CANCEL, lang),
             ],
         },
     ]
@@ -232,8 +234,8 @@ def review_blocks(
     """One section and one approve/reject pair per pending fact (`rendered` is its text)."""
     blocks = notes(note) if note else []
     if not pending:
-        return [*blocks, section(t("review_empty", lang))]
-    blocks.append(section(t("review_header", lang)))
+        return [*blocks, section(t("slack.review_empty", lang))]
+    blocks.append(section(t("slack.review_header", lang)))
     for item, text in zip(pending[:REVIEW_PAGE], rendered, strict=False):
         value = review_value(item.id, lang)
         blocks.extend(sections(escape(text)))
@@ -243,11 +245,13 @@ def review_blocks(
                 # block ids must be unique in a message; action ids only within a block
                 "block_id": f"kb_review:{item.id}"[:255],
                 "elements": [
-                    button(t("approve_button", lang), ACTION_REVIEW_APPROVE, value, "primary"),
-                    button(t("reject_button", lang), ACTION_REVIEW_REJECT, value, "danger"),
+                    button(
+                        t("slack.approve_button", lang), ACTION_REVIEW_APPROVE, value, "primary"
+                    ),
+                    button(t("slack.reject_button", lang), ACTION_REVIEW_REJECT, value, "danger"),
                 ],
             }
         )
     if len(pending) > REVIEW_PAGE:
-        blocks.append(context(t("review_more", lang, count=len(pending) - REVIEW_PAGE)))
+        blocks.append(context(t("slack.review_more", lang, count=len(pending) - REVIEW_PAGE)))
     return blocks

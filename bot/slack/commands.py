@@ -29,7 +29,7 @@ from bot.slack.blocks import (
     text_blocks,
 )
 from bot.slack.common import chat_key, keyword_only, respond_in_pages, with_progress
-from bot.slack.texts import t
+from bot.texts import t
 from bot.triples import MalformedTriple, explicit_triple
 from core.errors import NotFound
 from core.language import detect_language
@@ -62,28 +62,30 @@ class Invocation:
     async def slow(self, work: Awaitable[Any]) -> Any:
         """Run core work, telling the user (privately) when it takes a while."""
         return await with_progress(
-            work, after=self.progress_after, notify=lambda: self.private(t("working", self.lang))
+            work,
+            after=self.progress_after,
+            notify=lambda: self.private(t("slack.working", self.lang)),
         )
 
 
 async def _ask(inv: Invocation) -> None:
     if not inv.arg:
-        await inv.private(t("usage_ask", inv.lang, cmd=inv.command))
+        await inv.private(t("slack.usage_ask", inv.lang, cmd=inv.command))
         return
     answer = await inv.slow(inv.core.ask(inv.chat, inv.arg, author=inv.user))
-    preface = t("asked_by", answer.language, user=inv.user, question=escape(inv.arg))
+    preface = t("slack.asked_by", answer.language, user=inv.user, question=escape(inv.arg))
     blocks = answer_blocks(answer, command=inv.command, preface=preface)
     await inv.public(answer_fallback(answer), blocks)
 
 
 async def _remember(inv: Invocation) -> None:
     if not inv.arg:
-        await inv.private(t("usage_remember", inv.lang, cmd=inv.command))
+        await inv.private(t("slack.usage_remember", inv.lang, cmd=inv.command))
         return
     try:
         triple = explicit_triple(inv.arg)
     except MalformedTriple:
-        await inv.private(t("usage_remember", inv.lang, cmd=inv.command))
+        await inv.private(t("slack.usage_remember", inv.lang, cmd=inv.command))
         return
     if triple is not None:
         stated = inv.core.remember_triple(inv.chat, triple, author=inv.user)
@@ -91,7 +93,7 @@ async def _remember(inv: Invocation) -> None:
         stated = inv.core.remember(inv.chat, author=inv.user, text=inv.arg)
     result = await inv.slow(stated)
     text = render_ingest(result, inv.lang)
-    preface = t("told_by", inv.lang, user=inv.user, statement=escape(inv.arg))
+    preface = t("slack.told_by", inv.lang, user=inv.user, statement=escape(inv.arg))
     await inv.public(escape(text), text_blocks(text, preface=preface))
 
 
@@ -101,8 +103,8 @@ async def _why(inv: Invocation) -> None:
     except NotFound:
         trace = None
     if trace is None:
-        missing = t("unknown_trace", inv.lang, trace=escape(inv.arg)) if inv.arg else None
-        await inv.private(missing or t("no_trace", inv.lang))
+        missing = t("slack.unknown_trace", inv.lang, trace=escape(inv.arg)) if inv.arg else None
+        await inv.private(missing or t("slack.no_trace", inv.lang))
         return
     text = render_trace(trace)
     await inv.private(escape(text), text_blocks(text))
@@ -117,7 +119,7 @@ async def _facts(inv: Invocation) -> None:
     try:
         facts = await inv.core.facts(inv.chat, inv.arg or None)
     except NotFound:
-        await inv.private(t("no_facts_about", inv.lang, name=escape(inv.arg)))
+        await inv.private(t("slack.no_facts_about", inv.lang, name=escape(inv.arg)))
         return
     text = render_facts(facts)
     await inv.private(escape(text), text_blocks(text))
@@ -126,7 +128,7 @@ async def _facts(inv: Invocation) -> None:
 async def _forget(inv: Invocation) -> None:
     """Ask for confirmation with a button; actions.py does the erasing when it is pressed."""
     if not inv.arg:
-        await inv.private(t("usage_forget", inv.lang, cmd=inv.command))
+        await inv.private(t("slack.usage_forget", inv.lang, cmd=inv.command))
         return
     name = None if inv.arg.lower() == "all" else inv.arg
     blocks = forget_blocks(name, inv.lang)
@@ -141,7 +143,7 @@ async def review_message(
     pending = await core.pending(chat)
     rendered = [render_pending(p) for p in pending[:REVIEW_PAGE]]
     blocks = review_blocks(pending, rendered, lang, note=note)
-    header = t("review_header", lang) if pending else t("review_empty", lang)
+    header = t("slack.review_header", lang) if pending else t("slack.review_empty", lang)
     text = "\n".join([*([note] if note else []), header, *(escape(r) for r in rendered)])
     return text, blocks
 
@@ -152,7 +154,7 @@ async def _review(inv: Invocation) -> None:
 
 
 async def _help(inv: Invocation) -> None:
-    await inv.private(t("help", inv.lang, cmd=inv.command))
+    await inv.private(t("slack.help", inv.lang, cmd=inv.command))
 
 
 Subcommand = Callable[[Invocation], Awaitable[None]]
@@ -207,8 +209,8 @@ def register_commands(
         if handler is not None:
             await handler(inv)
         elif sub:
-            unknown = t("unknown_subcommand", inv.lang, sub=escape(sub[:40]))
-            await inv.private(f"{unknown}\n{t('help', inv.lang, cmd=command_name)}")
+            unknown = t("slack.unknown_subcommand", inv.lang, sub=escape(sub[:40]))
+            await inv.private(f"{unknown}\n{t('slack.help', inv.lang, cmd=command_name)}")
         else:
             await _help(inv)
 

@@ -23,15 +23,16 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.leads import close_reply, take_reply
 from bot.slack.blocks import Block, button, context, escape, sections
 from bot.slack.common import keyword_only, respond_in_pages
 from bot.slack.people import PeopleCache, Person
+from bot.texts import t
 from core.handoff import ClientInfo, HandOff, render_card, render_leads
 
 if TYPE_CHECKING:
     from bot.slack.commands import Invocation, Subcommand
     from core.contract import Leads
-    from core.handoff import CloseOutcome
 
 log = logging.getLogger("bot.slack")
 
@@ -39,20 +40,6 @@ ACTION_TAKE = "handoff_take"
 ACTION_CLOSE = "handoff_close"
 LEADS_COMMAND = "/leads"
 MEMBERS_TTL_S = 60.0
-
-TEXTS = {
-    "take": "Take",
-    "close": "Close",
-    "taken_ok": "The lead is yours.",
-    "already_taken": "Sorry, {name} already took this lead.",
-    "closed": "This lead is closed.",
-    "closed_ok": "Lead {id} closed.",
-    "already_closed": "This lead is already closed.",
-    "not_found": "This lead no longer exists.",
-    "managers_only": "Sorry, leads are for managers only (members of the leads channel).",
-    "close_usage": "Say which lead: `{cmd} close <lead id>` (the ids are in /leads).",
-    "leads_hint": "Close a lead with `{cmd} close <lead id>`.",
-}
 
 
 def client_of(
@@ -79,9 +66,9 @@ def _owner(h: HandOff) -> str:
 
 
 def _buttons(h: HandOff) -> list[dict[str, Any]]:
-    close = button(TEXTS["close"], ACTION_CLOSE, h.id)
+    close = button(t("lead.close"), ACTION_CLOSE, h.id)
     if h.status == "open":
-        return [button(TEXTS["take"], ACTION_TAKE, h.id, "primary"), close]
+        return [button(t("lead.take"), ACTION_TAKE, h.id, "primary"), close]
     return [close] if h.status == "taken" else []
 
 
@@ -96,12 +83,6 @@ def card_blocks(h: HandOff) -> tuple[str, list[Block]]:
     if elements := _buttons(h):
         blocks.append({"type": "actions", "block_id": f"handoff:{h.id}", "elements": elements})
     return text, blocks
-
-
-def close_reply(outcome: CloseOutcome, handoff_id: str) -> str:
-    if outcome.result == "closed":
-        return TEXTS["closed_ok"].format(id=handoff_id)
-    return TEXTS[outcome.result]
 
 
 class SlackNotifier:
@@ -204,18 +185,12 @@ def register_handoff(
     ) -> None:
         await ack()
         if not await managers.is_manager(body["user"]["id"]):
-            await private(respond, TEXTS["managers_only"])
+            await private(respond, t("lead.slack.managers_only"))
             return
         user, name = await presser(body, client)
         outcome = await service.take(str(action.get("value")), manager=f"slack:{user}", name=name)
-        if outcome.result == "taken":  # every card (this one included) now says who took it
-            await private(respond, TEXTS["taken_ok"])
-            return
-        h = outcome.handoff
-        if outcome.result == "already_taken" and h is not None:
-            await private(respond, TEXTS["already_taken"].format(name=_owner(h)))
-        else:
-            await private(respond, TEXTS[outcome.result])
+        text, _ = take_reply(outcome, "en", _owner)  # Slack actions carry no locale
+        await private(respond, text)
 
     async def on_close(
         *,
@@ -227,33 +202,33 @@ def register_handoff(
     ) -> None:
         await ack()
         if not await managers.is_manager(body["user"]["id"]):
-            await private(respond, TEXTS["managers_only"])
+            await private(respond, t("lead.slack.managers_only"))
             return
         user, name = await presser(body, client)
         handoff_id = str(action.get("value"))
         outcome = await service.close(handoff_id, manager=f"slack:{user}", name=name)
-        await private(respond, close_reply(outcome, handoff_id))  # the cards show it too
+        await private(respond, close_reply(outcome, handoff_id, "en"))  # the cards show it too
 
     async def close_command(inv: Invocation) -> None:
         """`/kb close <lead id>`: for a lead whose card is out of sight."""
         if not await managers.is_manager(inv.user):
-            await inv.private(TEXTS["managers_only"])
+            await inv.private(t("lead.slack.managers_only"))
             return
         handoff_id = inv.arg
         if not handoff_id or len(handoff_id) > 64 or " " in handoff_id:
-            await inv.private(TEXTS["close_usage"].format(cmd=inv.command))
+            await inv.private(t("lead.slack.close_usage", "en", cmd=inv.command))
             return
         name = await people.name(inv.client, inv.user)
         outcome = await service.close(handoff_id, manager=f"slack:{inv.user}", name=name)
-        await inv.private(escape(close_reply(outcome, handoff_id)))
+        await inv.private(escape(close_reply(outcome, handoff_id, "en")))
 
     async def on_leads(*, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
         await ack()
         if not await managers.is_manager(command["user_id"]):
-            await private(respond, TEXTS["managers_only"])
+            await private(respond, t("lead.slack.managers_only"))
             return
         text = escape(render_leads(await service.leads()))
-        blocks = [*sections(text), context(TEXTS["leads_hint"].format(cmd=command_name))]
+        blocks = [*sections(text), context(t("lead.slack.leads_hint", "en", cmd=command_name))]
         await respond_in_pages(respond, text, blocks, response_type="ephemeral")
 
     app.action(ACTION_TAKE)(keyword_only(on_take))

@@ -31,7 +31,7 @@ from bot.slack.common import (
 )
 from bot.slack.handoff import client_of
 from bot.slack.people import PeopleCache
-from bot.slack.texts import t
+from bot.texts import t
 from core.errors import CoreError
 from core.language import detect_language
 
@@ -81,7 +81,7 @@ def register_messages(
         text = plain_text(event.get("text") or "", bot_user_id=context.bot_user_id)
         lang = detect_language(text) if text else "en"
         if not text:  # a bare mention: say what the bot is for instead of storing nothing
-            hint = t("empty_mention", lang, cmd=command)
+            hint = t("slack.empty_mention", lang, cmd=command)
             await client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=hint)
             return
 
@@ -90,7 +90,7 @@ def register_messages(
         async def show_progress() -> None:
             nonlocal placeholder
             working = await client.chat_postMessage(
-                channel=channel, thread_ts=thread_ts, text=t("working", lang)
+                channel=channel, thread_ts=thread_ts, text=t("slack.working", lang)
             )
             placeholder = working.get("ts")
 

@@ -10,7 +10,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.telegram.common import GROUP_TYPES, chat_key, is_admin, lang_of
 from bot.telegram.formatting import escape
 from bot.telegram.keyboards import Confirmations, ForgetCb, ReviewCb
-from bot.telegram.texts import t
+from bot.texts import t
 from core.errors import NotFound
 
 if TYPE_CHECKING:
@@ -27,20 +27,20 @@ async def on_forget(
     lang = lang_of(query.from_user)
     message = query.message
     if not isinstance(message, Message):  # too old: Telegram no longer shows its content
-        await query.answer(t(lang, "expired"))
+        await query.answer(t("telegram.expired", lang))
         return
     request = confirmations.get(callback_data.token, chat_id=message.chat.id)
     if request is None:
-        await query.answer(t(lang, "expired"))
+        await query.answer(t("telegram.expired", lang))
         await message.edit_reply_markup(reply_markup=None)
         return
     if query.from_user.id != request.user_id:
         # Buttons are visible to the whole group; only the asker decides.
-        await query.answer(t(lang, "not_yours"), show_alert=True)
+        await query.answer(t("telegram.not_yours", lang), show_alert=True)
         return
     confirmations.discard(callback_data.token)
     if not callback_data.ok:
-        await message.edit_text(escape(t(lang, "forget_cancelled")))
+        await message.edit_text(escape(t("telegram.forget_cancelled", lang)))
         await query.answer()
         return
     chat = chat_key(message.chat.id)
@@ -49,13 +49,13 @@ async def on_forget(
         if message.chat.type in GROUP_TYPES and not await is_admin(
             bot, message.chat.id, query.from_user.id
         ):
-            await query.answer(t(lang, "admins_only"), show_alert=True)
+            await query.answer(t("telegram.admins_only", lang), show_alert=True)
             return
         await core.forget_chat(chat)
-        done = t(lang, "forget_done_all")
+        done = t("telegram.forget_done_all", lang)
     else:
         count = await core.forget_entity(chat, request.entity)
-        done = t(lang, "forget_done_entity", name=request.entity, count=count)
+        done = t("telegram.forget_done_entity", lang, name=request.entity, count=count)
     await message.edit_text(escape(done))
     await query.answer()
 
@@ -64,17 +64,17 @@ async def on_review(query: CallbackQuery, callback_data: ReviewCb, core: CoreApi
     lang = lang_of(query.from_user)
     message = query.message
     if not isinstance(message, Message):
-        await query.answer(t(lang, "expired"))
+        await query.answer(t("telegram.expired", lang))
         return
     try:
         await core.review(chat_key(message.chat.id), callback_data.pending_id, callback_data.ok)
     except NotFound:
         # Someone else pressed first, or the item was dropped: just retire the buttons.
         await message.edit_reply_markup(reply_markup=None)
-        await query.answer(t(lang, "already_reviewed"))
+        await query.answer(t("telegram.already_reviewed", lang))
         return
     verdict = "approved" if callback_data.ok else "rejected"
-    status = t(lang, verdict, name=query.from_user.full_name)
+    status = t(f"telegram.{verdict}", lang, name=query.from_user.full_name)
     # Keep the fact's text and say who decided; no reply_markup removes the buttons.
     await message.edit_text(escape(f"{message.text or ''}\n\n{status}".strip()))
     await query.answer()

@@ -27,7 +27,8 @@ from bot.telegram.common import (
 from bot.telegram.formatting import escape
 from bot.telegram.keyboards import Confirmations, forget_keyboard, review_keyboard
 from bot.telegram.ratelimit import QuestionLimiter
-from bot.telegram.texts import help_text, t
+from bot.telegram.texts import help_text
+from bot.texts import t
 from bot.triples import MalformedTriple, explicit_triple
 from core import render
 from core.errors import NotFound
@@ -40,7 +41,7 @@ REVIEW_BATCH = 10  # pending facts shown per /review, each with its own buttons
 
 async def cmd_start(message: Message) -> None:
     lang = lang_of(message.from_user)
-    await send_long(message, f"{t(lang, 'start')}\n\n{help_text(lang)}")
+    await send_long(message, f"{t('telegram.start', lang)}\n\n{help_text(lang)}")
 
 
 async def cmd_help(message: Message) -> None:
@@ -52,7 +53,7 @@ async def cmd_ask(
 ) -> None:
     question = (command.args or "").strip()
     if not question:
-        await send_long(message, t(lang_of(message.from_user), "ask_usage"))
+        await send_long(message, t("telegram.ask_usage", lang_of(message.from_user)))
         return
     if await rate_limited(message, limiter):
         return
@@ -70,7 +71,7 @@ async def cmd_remember(message: Message, command: CommandObject, core: CoreApi) 
         triple = None
         text = ""
     if not text:
-        await send_long(message, t(lang, "remember_usage"))
+        await send_long(message, t("telegram.remember_usage", lang))
         return
     chat = chat_key(message.chat.id)
     async with typing(message):
@@ -91,7 +92,7 @@ async def cmd_why(message: Message, command: CommandObject, core: CoreApi) -> No
     trace_id = (command.args or "").strip() or None
     trace = await core.why(chat_key(message.chat.id), trace_id)
     if trace is None:
-        await send_long(message, t(lang_of(message.from_user), "no_trace"))
+        await send_long(message, t("telegram.no_trace", lang_of(message.from_user)))
         return
     await send_long(message, render.render_trace(trace))
 
@@ -99,7 +100,7 @@ async def cmd_why(message: Message, command: CommandObject, core: CoreApi) -> No
 async def cmd_worlds(message: Message, core: CoreApi) -> None:
     worlds = await core.worlds(chat_key(message.chat.id))
     if not worlds:
-        await send_long(message, t(lang_of(message.from_user), "no_worlds"))
+        await send_long(message, t("telegram.no_worlds", lang_of(message.from_user)))
         return
     await send_long(message, render.render_worlds(worlds))
 
@@ -112,7 +113,11 @@ async def cmd_facts(message: Message, command: CommandObject, core: CoreApi) -> 
         facts = []
     if not facts:
         lang = lang_of(message.from_user)
-        text = t(lang, "no_facts_about", name=entity) if entity else t(lang, "no_facts")
+        text = (
+            t("telegram.no_facts_about", lang, name=entity)
+            if entity
+            else t("telegram.no_facts", lang)
+        )
         await send_long(message, text)
         return
     await send_long(message, render.render_facts(facts))
@@ -124,11 +129,11 @@ async def cmd_forget(
     lang = lang_of(message.from_user)
     target = (command.args or "").strip()
     if not target or message.from_user is None:
-        await send_long(message, t(lang, "forget_usage"))
+        await send_long(message, t("telegram.forget_usage", lang))
         return
     everything = target.lower() == "all"
     if everything and is_group(message) and not await _may_forget_all(message, bot):
-        await send_long(message, t(lang, "admins_only"))
+        await send_long(message, t("telegram.admins_only", lang))
         return
     token = confirmations.add(
         chat_id=message.chat.id,
@@ -136,9 +141,9 @@ async def cmd_forget(
         entity=None if everything else target,
     )
     question = (
-        t(lang, "forget_confirm_all")
+        t("telegram.forget_confirm_all", lang)
         if everything
-        else t(lang, "forget_confirm_entity", name=target)
+        else t("telegram.forget_confirm_entity", lang, name=target)
     )
     await message.reply(escape(question), reply_markup=forget_keyboard(token, lang))
 
@@ -154,7 +159,7 @@ async def cmd_review(message: Message, core: CoreApi) -> None:
     lang = lang_of(message.from_user)
     pending = await core.pending(chat_key(message.chat.id))
     if not pending:
-        await send_long(message, t(lang, "nothing_pending"))
+        await send_long(message, t("telegram.nothing_pending", lang))
         return
     for item in pending[:REVIEW_BATCH]:
         # One message per fact, so a button press edits exactly that fact's message.
@@ -162,7 +167,9 @@ async def cmd_review(message: Message, core: CoreApi) -> None:
             escape(render.render_pending(item)), reply_markup=review_keyboard(item.id, lang)
         )
     if len(pending) > REVIEW_BATCH:
-        await send_long(message, t(lang, "more_pending", count=len(pending) - REVIEW_BATCH))
+        await send_long(
+            message, t("telegram.more_pending", lang, count=len(pending) - REVIEW_BATCH)
+        )
 
 
 async def cmd_export(message: Message, core: CoreApi) -> None:
@@ -172,7 +179,7 @@ async def cmd_export(message: Message, core: CoreApi) -> None:
         # default=str: datetimes and ids the core may leave as objects still serialise.
         data = json.dumps(dump, ensure_ascii=False, indent=2, default=str).encode("utf-8")
         document = BufferedInputFile(data, filename=f"graph-{message.chat.id}.json")
-        await message.answer_document(document, caption=escape(t(lang, "export_caption")))
+        await message.answer_document(document, caption=escape(t("telegram.export_caption", lang)))
 
 
 def make_router() -> Router:

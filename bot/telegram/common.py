@@ -13,7 +13,7 @@ from aiogram.types import Message, User
 
 from bot.telegram.formatting import escape, split_message
 from bot.telegram.ratelimit import QuestionLimiter
-from bot.telegram.texts import language_of, t
+from bot.texts import language_of, t
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,9 @@ async def rate_limited(message: Message, limiter: QuestionLimiter) -> bool:
     """True (after a polite reply) when this user has used up their questions for the minute."""
     user_id = message.from_user.id if message.from_user else message.chat.id
     if wait := limiter.check(user_id):
-        await send_long(message, t(lang_of(message.from_user), "rate_limited", seconds=wait))
+        await send_long(
+            message, t("telegram.rate_limited", lang_of(message.from_user), seconds=wait)
+        )
         return True
     return False
 

@@ -14,7 +14,7 @@ from aiogram.types import CallbackQuery, ErrorEvent, Message
 
 from bot.telegram.common import is_addressed, is_group, lang_of, send_long
 from bot.telegram.middlewares import InFlight
-from bot.telegram.texts import t
+from bot.texts import t
 from core.errors import CoreError, InvalidInput, NotFound
 
 log = logging.getLogger(__name__)
@@ -25,10 +25,10 @@ CALLBACK_TEXT_LIMIT = 200  # answerCallbackQuery's text limit
 def friendly(exc: BaseException, lang: str) -> str:
     """The reply for an error: specific for the core's expected errors, else an apology."""
     if isinstance(exc, NotFound):
-        return t(lang, "not_found", detail=str(exc))
+        return t("telegram.not_found", lang, detail=str(exc))
     if isinstance(exc, InvalidInput):
-        return t(lang, "invalid_input", detail=str(exc))
-    return t(lang, "apology")
+        return t("telegram.invalid_input", lang, detail=str(exc))
+    return t("telegram.apology", lang)
 
 
 async def on_error(event: ErrorEvent, bot: Bot, inflight: InFlight) -> bool:

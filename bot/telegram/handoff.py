@@ -19,67 +19,14 @@ from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
+from bot.leads import close_reply, take_reply
 from bot.telegram.common import lang_of, send_long
 from bot.telegram.formatting import escape
+from bot.texts import t
 from core.contract import CoreApi, Leads
-from core.handoff import ClientInfo, CloseOutcome, HandOff, render_card, render_leads
+from core.handoff import ClientInfo, HandOff, render_card, render_leads
 
 CARD_LIMIT = 4000  # below Telegram's 4096, room for escaping differences
-
-_TEXTS: dict[str, dict[str, str]] = {
-    "take": {"en": "Take", "pt": "Assumir", "ru": "Взять"},
-    "close": {"en": "Close", "pt": "Encerrar", "ru": "Закрыть"},
-    "closed_ok": {
-        "en": "Lead {id} closed.",
-        "pt": "Lead {id} encerrado.",
-        "ru": "Лид {id} закрыт.",
-    },
-    "already_closed": {
-        "en": "This lead is already closed.",
-        "pt": "Este lead já está encerrado.",
-        "ru": "Этот лид уже закрыт.",
-    },
-    "close_usage": {
-        "en": "Usage: /close <lead id> (the ids are in /leads).",
-        "pt": "Uso: /close <id do lead> (os ids estão em /leads).",
-        "ru": "Использование: /close <id лида> (id есть в /leads).",
-    },
-    "taken_ok": {
-        "en": "The lead is yours.",
-        "pt": "O lead é seu.",
-        "ru": "Лид ваш.",
-    },
-    "already_taken": {
-        "en": "Sorry, {name} already took this lead.",
-        "pt": "Desculpe, {name} já assumiu este lead.",
-        "ru": "Извините, этот лид уже взял(а) {name}.",
-    },
-    "closed": {
-        "en": "This lead is closed.",
-        "pt": "Este lead está encerrado.",
-        "ru": "Этот лид закрыт.",
-    },
-    "not_found": {
-        "en": "This lead no longer exists.",
-        "pt": "Este lead não existe mais.",
-        "ru": "Этого лида больше нет.",
-    },
-    "managers_only": {
-        "en": "Sorry, leads are for managers only.",
-        "pt": "Desculpe, leads são só para gerentes.",
-        "ru": "Извините, лиды доступны только менеджерам.",
-    },
-    "private_only": {
-        "en": "Please manage leads in a private chat with me.",
-        "pt": "Gerencie os leads num chat privado comigo, por favor.",
-        "ru": "Пожалуйста, работайте с лидами в личном чате со мной.",
-    },
-}
-
-
-def tt(key: str, lang: str, **values: object) -> str:
-    table = _TEXTS[key]
-    return table.get(lang, table["en"]).format(**values)
 
 
 class TakeCb(CallbackData, prefix="ho"):
@@ -111,10 +58,10 @@ def card_text(h: HandOff) -> str:
 def card_keyboard(h: HandOff) -> InlineKeyboardMarkup | None:
     if h.status == "closed":
         return None  # editing without a keyboard removes the buttons
-    close = InlineKeyboardButton(text=tt("close", "en"), callback_data=CloseCb(id=h.id).pack())
+    close = InlineKeyboardButton(text=t("lead.close", "en"), callback_data=CloseCb(id=h.id).pack())
     if h.status == "taken":
         return InlineKeyboardMarkup(inline_keyboard=[[close]])
-    take = InlineKeyboardButton(text=tt("take", "en"), callback_data=TakeCb(id=h.id).pack())
+    take = InlineKeyboardButton(text=t("lead.take", "en"), callback_data=TakeCb(id=h.id).pack())
     return InlineKeyboardMarkup(inline_keyboard=[[take, close]])
 
 
@@ -159,26 +106,13 @@ async def on_take(
     user = query.from_user
     lang = lang_of(user)
     if user.id not in handoff_managers:
-        await query.answer(tt("managers_only", lang), show_alert=True)
+        await query.answer(t("lead.managers_only", lang), show_alert=True)
         return
     outcome = await handoff.take(
         callback_data.id, manager=f"telegram:{user.id}", name=user.full_name
     )
-    if outcome.result == "taken":
-        await query.answer(tt("taken_ok", lang))
-        return
-    h = outcome.handoff
-    if outcome.result == "already_taken" and h is not None:
-        text = tt("already_taken", lang, name=h.taken_by_name or h.taken_by or "?")
-    else:
-        text = tt(outcome.result, lang)
-    await query.answer(text, show_alert=True)
-
-
-def close_reply(outcome: CloseOutcome, handoff_id: str, lang: str) -> str:
-    if outcome.result == "closed":
-        return tt("closed_ok", lang, id=handoff_id)
-    return tt(outcome.result, lang)
+    text, refused = take_reply(outcome, lang, lambda h: h.taken_by_name or h.taken_by or "?")
+    await query.answer(text, show_alert=refused)
 
 
 async def on_close(
@@ -190,7 +124,7 @@ async def on_close(
     user = query.from_user
     lang = lang_of(user)
     if user.id not in handoff_managers:
-        await query.answer(tt("managers_only", lang), show_alert=True)
+        await query.answer(t("lead.managers_only", lang), show_alert=True)
         return
     outcome = await handoff.close(
         callback_data.id, manager=f"telegram:{user.id}", name=user.full_name
@@ -203,10 +137,10 @@ async def on_close(
 async def _manager_in_private(message: Message, managers: frozenset[int]) -> bool:
     lang = lang_of(message.from_user)
     if message.from_user is None or message.from_user.id not in managers:
-        await send_long(message, tt("managers_only", lang))
+        await send_long(message, t("lead.managers_only", lang))
         return False
     if message.chat.type != ChatType.PRIVATE:
-        await send_long(message, tt("private_only", lang))
+        await send_long(message, t("lead.private_only", lang))
         return False
     return True
 
@@ -227,7 +161,7 @@ async def cmd_close(
     lang = lang_of(message.from_user)
     handoff_id = (command.args or "").strip()
     if not handoff_id or len(handoff_id) > 64 or " " in handoff_id:
-        await send_long(message, tt("close_usage", lang))
+        await send_long(message, t("lead.close_usage", lang))
         return
     assert message.from_user is not None  # checked by _manager_in_private
     outcome = await handoff.close(

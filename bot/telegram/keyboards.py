@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.telegram.texts import t
+from bot.texts import t
 
 
 class ForgetCb(CallbackData, prefix="fg", sep="|"):
@@ -67,11 +67,12 @@ def forget_keyboard(token: str, lang: str) -> InlineKeyboardMarkup:
         inline_keyboard=[
             [
                 InlineKeyboardButton(
-                    text=t(lang, "yes_forget"),
+                    text=t("telegram.yes_forget", lang),
                     callback_data=ForgetCb(token=token, ok=True).pack(),
                 ),
                 InlineKeyboardButton(
-                    text=t(lang, "cancel"), callback_data=ForgetCb(token=token, ok=False).pack()
+                    text=t("telegram.cancel", lang),
+                    callback_data=ForgetCb(token=token, ok=False).pack(),
                 ),
             ]
         ]
@@ -88,8 +89,8 @@ def review_keyboard(pending_id: str, lang: str) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup(
         inline_keyboard=[
             [
-                InlineKeyboardButton(text=t(lang, "approve"), callback_data=approve),
-                InlineKeyboardButton(text=t(lang, "reject"), callback_data=reject),
+                InlineKeyboardButton(text=t("telegram.approve", lang), callback_data=approve),
+                InlineKeyboardButton(text=t("telegram.reject", lang), callback_data=reject),
             ]
         ]
     )

@@ -28,7 +28,7 @@ from bot.telegram.keyboards import Confirmations
 from bot.telegram.middlewares import ChatOrder, InFlight
 from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.session import RetryAfterSession
-from bot.telegram.texts import COMMANDS
+from bot.telegram.texts import LANGUAGES, command_list
 
 if TYPE_CHECKING:
     from core.contract import CoreApi
@@ -80,9 +80,9 @@ def build_dispatcher(
 async def register_commands(bot: Bot) -> None:
     """setMyCommands for each language; a failure here must not keep the bot from starting."""
     try:
-        for lang, items in COMMANDS.items():
+        for lang in LANGUAGES:
             await bot.set_my_commands(
-                [BotCommand(command=name, description=text) for name, text in items],
+                [BotCommand(command=name, description=text) for name, text in command_list(lang)],
                 language_code=None if lang == "en" else lang,
             )
     except (TelegramAPIError, TelegramNetworkError) as exc:

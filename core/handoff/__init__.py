@@ -10,7 +10,6 @@ from core.handoff.cards import parse_card_value, render_card, render_leads, stat
 from core.handoff.intent import Intent, detect_intent, product_phrase, rules_intent
 from core.handoff.repository import HandoffStore
 from core.handoff.service import (
-    FOLLOW_UP,
     SEND_TIMEOUT_S,
     HandoffConfig,
     HandoffService,
@@ -20,7 +19,6 @@ from core.models import ClientInfo, CloseOutcome, HandOff, TakeOutcome
 from core.ports import Notifier
 
 __all__ = [
-    "FOLLOW_UP",
     "SEND_TIMEOUT_S",
     "ClientInfo",
     "CloseOutcome",

@@ -43,20 +43,15 @@ from core.language import clean_name
 from core.models import ClientInfo, CloseOutcome, HandOff, Reply, TakeOutcome, TripleIn
 from core.ports import ChatMemory, Clock, HandoffRepository, Notifier
 from core.rows import new_id
+from core.texts import t
 
 log = logging.getLogger(__name__)
 
 SEND_TIMEOUT_S = 15.0  # one notification; a hung manager chat must not hold the client's reply
 
-FOLLOW_UP = {
-    "en": "A person from our team will follow up with you shortly.",
-    "pt": "Uma pessoa da nossa equipe vai entrar em contato com você em breve.",
-    "ru": "С вами скоро свяжется сотрудник нашей команды.",
-}
-
 
 def follow_up_line(lang: str) -> str:
-    return FOLLOW_UP.get(lang, FOLLOW_UP["en"])
+    return t("follow_up", lang)
 
 
 @dataclass(frozen=True)
