@@ -20,6 +20,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.conversation import Heard, client_for, hear, is_overheard
 from bot.slack.blocks import answer_blocks, answer_fallback, escape, paginate, sections
 from bot.slack.common import (
     chat_key,
@@ -64,14 +65,19 @@ def register_messages(
     """`unobserved`: channel ids whose unaddressed messages are not remembered (the managers'
     leads channel: their talk about a client's price is not a client's buying interest)."""
 
-    async def client_info(
-        author: str, context: AsyncBoltContext, client: AsyncWebClient, channel: str
-    ) -> dict[str, ClientInfo]:
-        # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
-        if core.handoff is None:
-            return {}
-        person = await people.lookup(client, author)
-        return {"client": client_of(author, context.team_id, channel, person)}
+    async def heard(
+        event: dict[str, Any], text: str, context: AsyncBoltContext, client: AsyncWebClient
+    ) -> Heard:
+        author, channel = event.get("user") or "unknown", event["channel"]
+
+        async def describe() -> ClientInfo:  # issue 8: who the client is, for a hand-off card
+            person = await people.lookup(client, author)
+            return client_of(author, context.team_id, channel, person)
+
+        # the ts is unique per channel: Slack's event retries then store nothing twice
+        ts = event["ts"]
+        who = await client_for(core, describe)
+        return Heard(chat_key(context), author, text, ts, message_time(ts), who)
 
     async def converse(
         event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -94,21 +100,12 @@ def register_messages(
             )
             placeholder = working.get("ts")
 
-        author = event.get("user") or "unknown"
-        extra = await client_info(author, context, client, channel)
+        said = await heard(event, text, context, client)
         reply = await with_progress(
-            core.handle_message(
-                chat_key(context),
-                author=author,
-                text=text,
-                # the ts is unique per channel: Slack's event retries then store nothing twice
-                message_id=event["ts"],
-                ts=message_time(event["ts"]),
-                **extra,
-            ),
-            after=progress_after,
-            notify=show_progress,
+            hear(core, said, overheard=False), after=progress_after, notify=show_progress
         )
+        if reply is None:
+            return
         if reply.ingest is not None and reply.ingest.duplicate and placeholder is None:
             return  # a redelivered event (Slack retries): the first delivery already answered
         for n, (fallback, blocks) in enumerate(paginate(*reply_content(reply, command=command))):
@@ -129,17 +126,8 @@ def register_messages(
         if not text:
             return
         chat = chat_key(context)
-        author = event.get("user") or "unknown"
         try:
-            extra = await client_info(author, context, client, event["channel"])
-            await core.observe(
-                chat,
-                author=author,
-                text=text,
-                message_id=event["ts"],
-                ts=message_time(event["ts"]),
-                **extra,
-            )
+            await hear(core, await heard(event, text, context, client), overheard=True)
         except CoreError as exc:  # e.g. too long to remember: nobody asked, so nobody is told
             log.info("slack overheard message in %s not remembered: %s", chat, type(exc).__name__)
         except Exception:  # the error handler would apologise in a channel that asked nothing
@@ -160,14 +148,16 @@ def register_messages(
         if event.get("subtype") or event.get("bot_id") or event.get("user") == context.bot_user_id:
             return
         kind = event.get("channel_type")
-        if kind == "im":
+        shared = kind in OVERHEARD_CHANNEL_TYPES
+        if not shared and kind != "im":
+            return
+        addressed = not shared or mentions(event.get("text") or "", context.bot_user_id)
+        if is_overheard(shared=shared, addressed=addressed):
+            if event.get("channel") not in unobserved:
+                await overhear(event, context, client)
+        elif not shared:
             await converse(event, context, client)
-        elif (
-            kind in OVERHEARD_CHANNEL_TYPES
-            and event.get("channel") not in unobserved
-            and not mentions(event.get("text") or "", context.bot_user_id)
-        ):
-            await overhear(event, context, client)
+        # a channel message that mentions the bot also arrives as app_mention: answered there
 
     app.event("app_mention")(keyword_only(on_mention))
     app.event("message")(keyword_only(on_message))

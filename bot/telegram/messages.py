@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
+from bot.conversation import Heard, client_for, hear, is_overheard
 from bot.telegram.common import (
     author_of,
     chat_key,
@@ -22,6 +24,7 @@ from bot.telegram.handoff import client_of
 from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.texts import help_text
 from core.language import is_question
+from core.models import ClientInfo
 
 if TYPE_CHECKING:
     from core.contract import CoreApi
@@ -40,40 +43,29 @@ async def unknown_command(message: Message, bot: Bot) -> None:
 async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLimiter) -> None:
     text = message.text or ""
     chat = chat_key(message.chat.id)
-    if is_group(message) and not await is_addressed(message, bot):
-        # Groups: everything said is memory (and buying interest still reaches the managers),
-        # but the bot speaks only when spoken to.
-        author = author_of(message)
-        client = {"client": client_of(message, author)} if core.handoff is not None else {}
-        await core.observe(
-            chat,
-            author=author,
-            text=text,
-            message_id=str(message.message_id),
-            ts=message.date,
-            **client,
-        )
+    shared = is_group(message)
+    overheard = is_overheard(shared=shared, addressed=shared and await is_addressed(message, bot))
+    author = author_of(message)
+
+    async def describe() -> ClientInfo:  # issue 8: who the client is, for a hand-off card
+        return client_of(message, author)
+
+    heard = Heard(chat, author, text, str(message.message_id), message.date)
+    if overheard:
+        client = await client_for(core, describe)
+        await hear(core, replace(heard, client=client), overheard=True)
         return
-    if is_group(message):
+    if shared:
         text = await without_mention(text, bot)
         if not text:
             await send_long(message, help_text(lang_of(message.from_user)))
             return
     if is_question(text) and await rate_limited(message, limiter):
         return
-    author = author_of(message)
-    # issue 8: who the client is, for a hand-off card (only a core with hand-off takes it)
-    extra = {"client": client_of(message, author)} if core.handoff is not None else {}
+    client = await client_for(core, describe)
     async with typing(message):
-        reply = await core.handle_message(
-            chat,
-            author=author,
-            text=text,
-            message_id=str(message.message_id),
-            ts=message.date,
-            **extra,
-        )
-    if reply.text.strip():
+        reply = await hear(core, replace(heard, text=text, client=client), overheard=False)
+    if reply is not None and reply.text.strip():
         await send_long(message, reply.text)
 
 
