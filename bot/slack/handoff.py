@@ -23,12 +23,12 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.leads import close_reply, take_reply
+from bot.leads import close_reply, render_card, render_leads, take_reply
 from bot.slack.blocks import Block, button, context, escape, sections
 from bot.slack.common import keyword_only, respond_in_pages
 from bot.slack.people import PeopleCache, Person
 from bot.texts import t
-from core.handoff import ClientInfo, HandOff, render_card, render_leads
+from core.handoff import ClientInfo, HandOff
 
 if TYPE_CHECKING:
     from bot.slack.commands import Invocation, Subcommand

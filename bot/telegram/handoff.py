@@ -19,12 +19,12 @@ from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
-from bot.leads import close_reply, take_reply
+from bot.leads import close_reply, render_card, render_leads, take_reply
 from bot.telegram.common import lang_of, send_long
 from bot.telegram.formatting import escape
 from bot.texts import t
 from core.contract import CoreApi, Leads
-from core.handoff import ClientInfo, HandOff, render_card, render_leads
+from core.handoff import ClientInfo, HandOff
 
 CARD_LIMIT = 4000  # below Telegram's 4096, room for escaping differences
 
