@@ -6,25 +6,14 @@ want, why we think so, the facts the graph holds about them, the last messages) 
 manager through the registered `Notifier`s (Telegram, Slack: bot/*/handoff.py). The first
 manager to press "Take" owns the lead; every other copy of the card then shows who took it.
 
-Pieces:
-- `detect_intent`: the LLM's `classify_intent` when the configured Llm has one (optional, looked
-  up with getattr), else (or when it fails) multilingual rules (en / pt / ru) for clear cases.
-- `HandOff` (core/models.py): the stored record; `HandoffStore` (repository.py): SQLite.
-- `HandoffService`: Core's optional collaborator. `Core.handle_message` calls `after_message`
-  once the message was answered or remembered; the service writes INTERESTED_IN (client ->
-  product) with the message as its source, creates or updates the hand-off (one per client and
-  window, never a duplicate card), sends the cards, and adds a localized "a person will follow
-  up" line to the client's reply. `tick()` (a scheduler job, bot/jobs.py) retries failed
-  deliveries and card edits, and re-sends untaken hand-offs after a delay, at most N times.
-
-Why SQLite and not Kùzu: hand-offs are cross-chat operational records (a manager's /leads spans
-every client chat), so they cannot live in a client's per-chat graph; putting them in a graph
-database would buy nothing (no traversal) and "first manager wins" needs an atomic
-compare-and-set, which one SQLite UPDATE inside a transaction gives. The file
-(`<data_dir>/handoff.sqlite3`) holds only hand-off records: the facts shown on a card are read
-from the client's own chat store (through the chat's lock) and copied onto the card, so no chat's
-graph is ever opened on behalf of another chat, and the managers, the intended audience, see
-only what was chosen for the card.
+`HandoffService` is Core's optional collaborator (a MessageListener): after a message was
+answered or remembered it writes INTERESTED_IN (client -> product) with the message as its
+source, creates or updates the hand-off (one per client and window, never a duplicate card),
+sends the cards, and adds a localized "a person will follow up" line to the client's reply.
+`tick()` (a scheduler job, bot/jobs.py) retries failed deliveries and card edits, and re-sends
+untaken hand-offs after a delay, at most N times. Records are cross-chat, so they live in
+SQLite (repository.py); the facts on a card are read from the client's own chat only
+(context.py) and copied onto the card.
 """
 
 from __future__ import annotations
@@ -241,55 +230,41 @@ class HandoffService:
     # ---------------------------------------------------------------- taking
     async def take(self, handoff_id: str, *, manager: str, name: str) -> TakeOutcome:
         """The first manager wins; the cards everywhere then show who took it."""
-        async with self._lock:
-            h = await self.get(handoff_id)
-            if h is None:
-                return TakeOutcome(result="not_found")
-            if h.status != "open":
-                result = "already_taken" if h.status == "taken" else "closed"
-                return TakeOutcome(result=result, handoff=h)
-            now = self.clock.now()
-            h = h.model_copy(
-                update={
-                    "status": "taken",
-                    "taken_by": manager,
-                    "taken_by_name": name,
-                    "taken_at": now,
-                    "updated_at": now,
-                    "revision": h.revision + 1,
-                }
-            )
-            await self._io(self.store.save, h)
+        taken = {"status": "taken", "taken_by": manager, "taken_by_name": name}
+        h, before = await self._move(handoff_id, frozenset({"open"}), taken, "taken_at")
+        if h is None or before != "open":
+            refused = "closed" if before == "closed" else "already_taken"
+            return TakeOutcome(result="not_found" if h is None else refused, handoff=h)
         log.info("hand-off %s taken by %s", handoff_id, manager)
-        await self._refresh(handoff_id)
-        return TakeOutcome(result="taken", handoff=await self.get(handoff_id))
+        return TakeOutcome(result="taken", handoff=h)
 
     async def close(
         self, handoff_id: str, *, manager: str | None = None, name: str | None = None
     ) -> CloseOutcome:
         """Close a lead (done, or not a lead at all), open or taken; every card then says so
         and loses its buttons. A new signal from the same client later starts a new lead."""
+        closed = {"status": "closed", "closed_by": manager, "closed_by_name": name}
+        h, before = await self._move(handoff_id, frozenset({"open", "taken"}), closed, "closed_at")
+        if h is None or before == "closed":
+            return CloseOutcome(result="not_found" if h is None else "already_closed", handoff=h)
+        log.info("hand-off %s closed by %s", handoff_id, manager or "the system")
+        return CloseOutcome(result="closed", handoff=h)
+
+    async def _move(
+        self, handoff_id: str, allowed: frozenset[str], update: dict[str, Any], stamp: str
+    ) -> tuple[HandOff | None, str]:
+        """Move a hand-off from a status in `allowed` (atomically, under the lock), stamping
+        `stamp` with the time, then update every card. Returns the hand-off (as it is now, or
+        unchanged when refused) and its status before."""
         async with self._lock:
             h = await self.get(handoff_id)
-            if h is None:
-                return CloseOutcome(result="not_found")
-            if h.status == "closed":
-                return CloseOutcome(result="already_closed", handoff=h)
-            now = self.clock.now()
-            h = h.model_copy(
-                update={
-                    "status": "closed",
-                    "closed_at": now,
-                    "closed_by": manager,
-                    "closed_by_name": name,
-                    "updated_at": now,
-                    "revision": h.revision + 1,
-                }
-            )
-            await self._io(self.store.save, h)
-        log.info("hand-off %s closed by %s", handoff_id, manager or "the system")
+            if h is None or h.status not in allowed:
+                return h, h.status if h is not None else ""
+            before, now = h.status, self.clock.now()
+            changed = {**update, stamp: now, "updated_at": now, "revision": h.revision + 1}
+            await self._io(self.store.save, h.model_copy(update=changed))
         await self._refresh(handoff_id)
-        return CloseOutcome(result="closed", handoff=await self.get(handoff_id))
+        return await self.get(handoff_id), before
 
     # ---------------------------------------------------------------- delivery
     async def _deliver(self, handoff_id: str, targets: Sequence[str]) -> int:
