@@ -6,6 +6,7 @@ import asyncio
 import sys
 from typing import TextIO
 
+from bot.conversation import with_follow_up
 from core.contract import CoreApi
 from core.errors import CoreError, InvalidInput, NotFound
 from core.render import render_facts, render_pending, render_trace, render_worlds
@@ -54,7 +55,7 @@ async def console_command(core: CoreApi, chat: str, line: str) -> str:
         if cmd.startswith("/"):
             return f"Unknown command {cmd}.\n{HELP}"
         reply = await core.handle_message(chat, author="you", text=line)
-        return reply.text
+        return with_follow_up(reply).text
     except NotFound as exc:
         return f"I have nothing called {exc}."
     except InvalidInput as exc:

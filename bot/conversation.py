@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.texts import t
 from core.contract import CoreApi
 from core.models import ClientInfo, Reply
 
@@ -41,6 +42,19 @@ class Heard:
     client: ClientInfo | None = None  # for a hand-off card
 
 
+def with_follow_up(reply: Reply) -> Reply:
+    """The reply as the client sees it: when it raised a hand-off, a line in the client's
+    language says a person will follow up (in the text, and in the answer Slack renders)."""
+    if reply.handoff is None:
+        return reply
+    line = t("lead.follow_up", reply.language)
+    update: dict[str, object] = {"text": f"{reply.text}\n\n{line}".strip()}
+    if reply.answer is not None:
+        answer = f"{reply.answer.answer}\n\n{line}".strip()
+        update["answer"] = reply.answer.model_copy(update={"answer": answer})
+    return reply.model_copy(update=update)
+
+
 async def hear(core: CoreApi, heard: Heard, *, overheard: bool) -> Reply | None:
     """Hand the message to the core by the rule above; the reply to show, None when overheard."""
     h = heard
@@ -49,6 +63,7 @@ async def hear(core: CoreApi, heard: Heard, *, overheard: bool) -> Reply | None:
             h.chat, author=h.author, text=h.text, message_id=h.message_id, ts=h.ts, client=h.client
         )
         return None
-    return await core.handle_message(
+    reply = await core.handle_message(
         h.chat, author=h.author, text=h.text, message_id=h.message_id, ts=h.ts, client=h.client
     )
+    return with_follow_up(reply)

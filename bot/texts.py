@@ -381,6 +381,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Извините, я не нашёл этого здесь.",
     },
     # ---------------------------------------------------------------- hand-off leads, both front-ends
+    "lead.follow_up": {  # added to a client's reply that raised a hand-off
+        "en": "A person from our team will follow up with you shortly.",
+        "pt": "Uma pessoa da nossa equipe vai entrar em contato com você em breve.",
+        "ru": "С вами скоро свяжется сотрудник нашей команды.",
+    },
     "lead.take": {
         "en": "Take",
         "pt": "Assumir",

@@ -187,7 +187,10 @@ class Reply(BaseModel):
     text: str
     answer: Answer | None = None
     ingest: IngestResult | None = None
-    handoff: str | None = None  # id of the hand-off this message raised or updated (issue 8)
+    # id of the hand-off this message raised or updated (issue 8): the front-end tells the
+    # client, in `language`, that a person will follow up
+    handoff: str | None = None
+    language: str = "en"  # the message's language
 
 
 # ====================================================================== hand-off (core/handoff/)

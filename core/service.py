@@ -145,7 +145,7 @@ class Core:
         lang = detect_language(text)
         if is_question(text):
             answer = await self.ask(chat, text, author=author)
-            reply = Reply(kind="answer", text=answer.answer, answer=answer)
+            reply = Reply(kind="answer", text=answer.answer, answer=answer, language=lang)
         else:
             result = await self.remember(
                 chat, author=author, text=text, message_id=message_id, ts=ts
@@ -154,6 +154,7 @@ class Core:
                 kind="remembered" if result.stored or result.pending else "noted",
                 text=render_ingest_text(result, lang),
                 ingest=result,
+                language=lang,
             )
         # hand-off (issue 8, core/handoff/): buying interest notifies managers and adds a
         # "a person will follow up" line to the reply. Never fails the reply.

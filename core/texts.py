@@ -68,11 +68,6 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Envie algum texto, por favor.",
         "ru": "Пожалуйста, отправьте текст.",
     },
-    "follow_up": {  # added to a client's reply when a hand-off was raised
-        "en": "A person from our team will follow up with you shortly.",
-        "pt": "Uma pessoa da nossa equipe vai entrar em contato com você em breve.",
-        "ru": "С вами скоро свяжется сотрудник нашей команды.",
-    },
     "too_long": {
         "en": "That message is too long ({n} characters, limit {limit}).",
         "pt": "Essa mensagem é longa demais ({n} caracteres, limite {limit}).",

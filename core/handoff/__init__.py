@@ -12,7 +12,6 @@ from core.handoff.service import (
     SEND_TIMEOUT_S,
     HandoffConfig,
     HandoffService,
-    follow_up_line,
 )
 from core.models import ClientInfo, CloseOutcome, HandOff, TakeOutcome
 from core.ports import Notifier
@@ -29,7 +28,6 @@ __all__ = [
     "Notifier",
     "TakeOutcome",
     "detect_intent",
-    "follow_up_line",
     "product_phrase",
     "rules_intent",
 ]

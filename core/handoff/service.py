@@ -32,15 +32,10 @@ from core.language import clean_name
 from core.models import ClientInfo, CloseOutcome, HandOff, Reply, TakeOutcome, TripleIn
 from core.ports import ChatMemory, Clock, HandoffRepository, Notifier
 from core.rows import new_id
-from core.texts import t
 
 log = logging.getLogger(__name__)
 
 SEND_TIMEOUT_S = 15.0  # one notification; a hung manager chat must not hold the client's reply
-
-
-def follow_up_line(lang: str) -> str:
-    return t("follow_up", lang)
 
 
 @dataclass(frozen=True)
@@ -133,13 +128,7 @@ class HandoffService:
             return reply
         if h is None:
             return reply
-        line = follow_up_line(lang)
-        update: dict[str, Any] = {"text": f"{reply.text}\n\n{line}".strip(), "handoff": h.id}
-        if reply.answer is not None:  # Slack renders the answer itself, not reply.text
-            update["answer"] = reply.answer.model_copy(
-                update={"answer": f"{reply.answer.answer}\n\n{line}".strip()}
-            )
-        return reply.model_copy(update=update)
+        return reply.model_copy(update={"handoff": h.id})  # the front-end says a person follows up
 
     async def raise_interest(
         self,

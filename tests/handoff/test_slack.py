@@ -15,7 +15,7 @@ from bot.settings import Settings
 from bot.slack.app import build_slack_app
 from bot.slack.handoff import ACTION_CLOSE, ACTION_TAKE
 from bot.slack.runner import EVENTS_PATH, start_http
-from core.handoff import follow_up_line
+from bot.texts import t
 from core.service import Core
 from tests.handoff.conftest import FakeClock, SlackWithMembers, handoff_settings
 from tests.slack.conftest import SECRET, SlackHttp, all_text, buttons, slack_settings
@@ -114,7 +114,7 @@ async def test_card_in_the_leads_channel_then_updated_not_duplicated(
 ) -> None:
     await dm(slack, "Acme Corp is located in Lisbon.")
     reply = await dm(slack, INTEREST)
-    assert follow_up_line("pt") in all_text(blocks_of(reply))
+    assert t("lead.follow_up", "pt") in all_text(blocks_of(reply))
     (card,) = cards(slack_api)
     text = all_text(blocks_of(card))
     assert "Lead h_" in text

@@ -6,7 +6,7 @@ import asyncio
 
 from bot.jobs import build_scheduler, handoff_job
 from bot.settings import Settings
-from core.handoff import follow_up_line
+from bot.texts import t
 from core.service import Core
 from tests.handoff.conftest import (
     MANAGER_A,
@@ -54,7 +54,7 @@ async def test_interest_sends_one_card_per_manager_and_a_second_signal_updates_i
 
     message_id, reply = await telegram.say(INTEREST)
     assert (
-        follow_up_line("pt") in reply
+        t("lead.follow_up", "pt") in reply
     )  # the client hears, in Portuguese, that a person follows up
     (card_a,) = tg_api.cards(MANAGER_A)
     (card_b,) = tg_api.cards(MANAGER_B)
@@ -81,7 +81,7 @@ async def test_interest_sends_one_card_per_manager_and_a_second_signal_updates_i
 
     clock.advance(minutes=10)  # within the window: the same hand-off is updated
     _, reply = await telegram.say("Vocês podem fazer uma demonstração?")
-    assert follow_up_line("pt") in reply
+    assert t("lead.follow_up", "pt") in reply
     assert len(tg_api.cards(MANAGER_A)) == 1
     assert len(tg_api.cards(MANAGER_B)) == 1
     edits = {
@@ -140,7 +140,9 @@ async def test_failed_delivery_is_retried_and_untaken_leads_are_resent_at_most_n
     settings = Settings()
     tg_api.down.add(MANAGER_B)
     _, reply = await telegram.say(INTEREST)
-    assert follow_up_line("pt") in reply  # the client is not kept waiting by a broken manager chat
+    assert (
+        t("lead.follow_up", "pt") in reply
+    )  # the client is not kept waiting by a broken manager chat
     assert len(tg_api.cards(MANAGER_A)) == 1
     failed = [c for c in tg_api.of("sendMessage") if int(c.params["chat_id"]) == MANAGER_B]
     assert failed
@@ -191,7 +193,7 @@ async def test_plain_question_raises_nothing_and_leads_are_for_managers_only(
 ) -> None:
     await telegram.start(hcore, [MANAGER_A, MANAGER_B])
     _, reply = await telegram.say("what is our SLA?", lang="en")
-    assert follow_up_line("en") not in reply
+    assert t("lead.follow_up", "en") not in reply
     assert tg_api.cards(MANAGER_A) == []
     assert tg_api.cards(MANAGER_B) == []
     assert hcore.handoff is not None
