@@ -26,7 +26,9 @@ AMOUNT_WEIGHT = 1.0
 RANK_WEIGHT = 1.0  # the best-ranked message's bonus; later ones get less
 
 MIN_WORDS = 5  # a shorter sentence ("PayPal ainda não.") is quoted with the one before it
-_NAME = re.compile(r"(?<=\S\s)[A-ZА-ЯЁ][\w-]*|\b[A-ZА-ЯЁ]{2,}\b")  # capitalised inside a sentence
+# names the question writes capitalised inside a sentence ("Lumio Billing", "SSO"): a
+# sentence that holds one whole is about it; one that holds only "Lumio" is not
+_NAME = re.compile(r"(?<=\S\s)[A-ZА-ЯЁ][\w-]*(?:\s+[A-ZА-ЯЁ0-9][\w-]*)*|\b[A-ZА-ЯЁ]{2,}\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|(?<=:)\s+(?=\S+(?:\s+\S+){3,})")
 _DIGIT = re.compile(r"\d")
 # verbs and fillers every question has ("tem", "есть", "can"): they match any message

@@ -15,6 +15,7 @@ from core.pipeline.select import (
     best_paths,
     kind_candidates,
     literal_entities,
+    named_worlds,
     select_facts,
     yes_no_answer,
 )
@@ -64,6 +65,7 @@ class Retriever(Stage):
         worlds = set(
             question_worlds(store, q_emb, self.world_params, mode=cfg.world_mode, text=question)
         ) or {""}
+        worlds |= named_worlds(store, question, worlds)
         trace_id = new_id("t")
         base = Answer(answer="", language=lang, worlds=sorted(worlds), trace_id=trace_id)
         literal = literal_entities(store, question, worlds)

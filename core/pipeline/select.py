@@ -36,6 +36,16 @@ def literal_entities(store: GraphStore, question: str, worlds: set[str]) -> list
     return found
 
 
+def named_worlds(store: GraphStore, question: str, routed: set[str]) -> set[str]:
+    """Worlds of the names a question uses that the routed worlds do not know: "Qual política
+    se aplica ao Lumio Billing?" may be routed by meaning to the pricing talk, but it names a
+    service only the service map knows. A name the routed worlds know keeps their reading
+    (Python the language, not the snake)."""
+    known = {store.entities[e].key for e in literal_entities(store, question, routed)}
+    everywhere = literal_entities(store, question, set(store.worlds))
+    return {store.entities[e].world for e in everywhere if store.entities[e].key not in known}
+
+
 def best_paths(
     reach: dict[str, Any],
     score: dict[str, float],
