@@ -51,6 +51,60 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Detalhes: /why",
         "ru": "Подробности: /why",
     },
+    # ---- hand-off cards (core/handoff/cards.py), in each manager's language
+    "card_lead": {
+        "en": "Lead {id}: {client}",
+        "pt": "Lead {id}: {client}",
+        "ru": "Лид {id}: {client}",
+    },
+    "card_chat": {"en": "Chat: {link}", "pt": "Conversa: {link}", "ru": "Чат: {link}"},
+    "card_company": {"en": "Company: {v}", "pt": "Empresa: {v}", "ru": "Компания: {v}"},
+    "card_role": {"en": "Role: {v}", "pt": "Cargo: {v}", "ru": "Должность: {v}"},
+    "card_wants": {
+        "en": "Wants: {want} (confidence {c})",
+        "pt": "Quer: {want} (confiança {c})",
+        "ru": "Хочет: {want} (уверенность {c})",
+    },
+    "card_why": {"en": "Why: {v}", "pt": "Motivo: {v}", "ru": "Почему: {v}"},
+    "card_facts": {"en": "Facts:", "pt": "Fatos:", "ru": "Факты:"},
+    "card_last": {"en": "Last messages:", "pt": "Últimas mensagens:", "ru": "Последние сообщения:"},
+    "card_signals": {
+        "en": "Signals: {n} (last {ts} UTC)",
+        "pt": "Sinais: {n} (último {ts} UTC)",
+        "ru": "Сигналов: {n} (последний {ts} UTC)",
+    },
+    "status_taken": {
+        "en": "Status: taken by {who}",
+        "pt": "Status: assumido por {who}",
+        "ru": "Статус: взял {who}",
+    },
+    "status_closed": {"en": "Status: closed", "pt": "Status: encerrado", "ru": "Статус: закрыт"},
+    "status_closed_by": {
+        "en": "Status: closed by {who}",
+        "pt": "Status: encerrado por {who}",
+        "ru": "Статус: закрыл {who}",
+    },
+    "status_open": {"en": "Status: open", "pt": "Status: aberto", "ru": "Статус: открыт"},
+    "status_reminder": {
+        "en": "Status: open (reminder {n})",
+        "pt": "Status: aberto (lembrete {n})",
+        "ru": "Статус: открыт (напоминание {n})",
+    },
+    "card_take": {"en": "Take", "pt": "Assumir", "ru": "Взять"},
+    "card_close": {"en": "Close", "pt": "Encerrar", "ru": "Закрыть"},
+    "card_taken_by": {"en": "Taken by {who}", "pt": "Assumido por {who}", "ru": "Взял {who}"},
+    "card_closed_by": {"en": "Closed by {who}", "pt": "Encerrado por {who}", "ru": "Закрыл {who}"},
+    "no_leads": {"en": "No leads.", "pt": "Nenhum lead.", "ru": "Лидов нет."},
+    "lead_open": {"en": "open", "pt": "aberto", "ru": "открыт"},
+    "lead_taken": {"en": "taken", "pt": "assumido", "ru": "взят"},
+    "lead_closed": {"en": "closed", "pt": "encerrado", "ru": "закрыт"},
+    "want_price": {"en": "price", "pt": "preço", "ru": "цена"},
+    "want_demo": {"en": "demo", "pt": "demonstração", "ru": "демо"},
+    "want_contract": {"en": "contract", "pt": "contrato", "ru": "договор"},
+    "want_invoice": {"en": "invoice", "pt": "fatura", "ru": "счёт"},
+    "want_buy": {"en": "buy", "pt": "comprar", "ru": "покупка"},
+    "want_person": {"en": "a person", "pt": "uma pessoa", "ru": "сотрудник"},
+    "want_interest": {"en": "interest", "pt": "interesse", "ru": "интерес"},
     "known": {"en": "Here is what I know:", "pt": "Eis o que eu sei:", "ru": "Вот что я знаю:"},
     "paths": {"en": "Path", "pt": "Caminho", "ru": "Путь"},
     "facts": {"en": "Facts", "pt": "Fatos", "ru": "Факты"},
@@ -112,6 +166,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Сообщение слишком длинное ({n} символов, предел {limit}).",
     },
 }
+
+
+def has_text(key: str) -> bool:
+    return key in _TEXTS
 
 
 def t(key: str, lang: str, **kwargs: object) -> str:

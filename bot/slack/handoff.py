@@ -27,6 +27,7 @@ from bot.slack.blocks import Block, button, context, escape, sections
 from bot.slack.common import keyword_only, respond_in_pages
 from bot.slack.people import PeopleCache, Person
 from core.handoff import ClientInfo, HandOff, render_card, render_leads
+from core.texts import t
 
 if TYPE_CHECKING:
     from bot.slack.commands import Invocation, Subcommand
@@ -77,22 +78,24 @@ def _owner(h: HandOff) -> str:
     return _who(h.taken_by, h.taken_by_name)
 
 
-def _buttons(h: HandOff) -> list[dict[str, Any]]:
-    close = button(TEXTS["close"], ACTION_CLOSE, h.id)
+def _buttons(h: HandOff, lang: str = "en") -> list[dict[str, Any]]:
+    close = button(t("card_close", lang), ACTION_CLOSE, h.id)
     if h.status == "open":
-        return [button(TEXTS["take"], ACTION_TAKE, h.id, "primary"), close]
+        return [button(t("card_take", lang), ACTION_TAKE, h.id, "primary"), close]
     return [close] if h.status == "taken" else []
 
 
-def card_blocks(h: HandOff) -> tuple[str, list[Block]]:
-    """(fallback text, blocks): the card, who took or closed it, and the buttons left."""
-    text = escape(render_card(h))
+def card_blocks(h: HandOff, lang: str = "en") -> tuple[str, list[Block]]:
+    """(fallback text, blocks): the card in the channel's language, who took or closed it,
+    and the buttons left."""
+    text = escape(render_card(h, lang))
     blocks = sections(text)
     if h.status == "taken":
-        blocks.append(context(f"Taken by {_owner(h)}"))
+        blocks.append(context(t("card_taken_by", lang, who=_owner(h))))
     elif h.status == "closed" and (h.closed_by or h.closed_by_name):
-        blocks.append(context(f"Closed by {_who(h.closed_by, h.closed_by_name)}"))
-    if elements := _buttons(h):
+        who = _who(h.closed_by, h.closed_by_name)
+        blocks.append(context(t("card_closed_by", lang, who=who)))
+    if elements := _buttons(h, lang):
         blocks.append({"type": "actions", "block_id": f"handoff:{h.id}", "elements": elements})
     return text, blocks
 
@@ -108,20 +111,21 @@ class SlackNotifier:
 
     name = "slack"
 
-    def __init__(self, client: AsyncWebClient, channel: str) -> None:
+    def __init__(self, client: AsyncWebClient, channel: str, language: str = "en") -> None:
         self.client = client
         self.channel = channel
+        self.language = language  # the leads channel's card language
 
     def targets(self) -> Sequence[str]:
         return [self.channel]
 
     async def send(self, target: str, handoff: HandOff) -> str:
-        text, blocks = card_blocks(handoff)
+        text, blocks = card_blocks(handoff, self.language)
         resp = await self.client.chat_postMessage(channel=target, text=text, blocks=blocks)
         return str(resp["ts"])
 
     async def update(self, target: str, ref: str, handoff: HandOff) -> None:
-        text, blocks = card_blocks(handoff)
+        text, blocks = card_blocks(handoff, self.language)
         await self.client.chat_update(channel=target, ts=ref, text=text, blocks=blocks)
 
 
@@ -177,10 +181,11 @@ def register_handoff(
     client: AsyncWebClient,
     people: PeopleCache,
     command: str,
+    language: str = "en",
 ) -> dict[str, Subcommand]:
     """Cards, buttons and /leads; returns the subcommands to add to `command` (close)."""
     command_name = command  # on_leads' own `command` parameter is Bolt's payload
-    notifier = SlackNotifier(client, channel)
+    notifier = SlackNotifier(client, channel, language)
     managers = ChannelManagers(client, channel)
     service.add_notifier(notifier)
 
@@ -251,7 +256,7 @@ def register_handoff(
         if not await managers.is_manager(command["user_id"]):
             await private(respond, TEXTS["managers_only"])
             return
-        text = escape(render_leads(await service.leads()))
+        text = escape(render_leads(await service.leads(), language))
         blocks = [*sections(text), context(TEXTS["leads_hint"].format(cmd=command_name))]
         await respond_in_pages(respond, text, blocks, response_type="ephemeral")
 

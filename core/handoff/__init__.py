@@ -6,7 +6,13 @@ Notifiers (core/ports.py), so it never imports the core's facade."""
 
 from __future__ import annotations
 
-from core.handoff.cards import parse_card_value, render_card, render_leads, status_line
+from core.handoff.cards import (
+    manager_language,
+    parse_card_value,
+    render_card,
+    render_leads,
+    status_line,
+)
 from core.handoff.intent import Intent, detect_intent, product_phrase, rules_intent
 from core.handoff.repository import HandoffStore
 from core.handoff.service import (
@@ -33,6 +39,7 @@ __all__ = [
     "TakeOutcome",
     "detect_intent",
     "follow_up_line",
+    "manager_language",
     "parse_card_value",
     "product_phrase",
     "render_card",

@@ -4,59 +4,74 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from core.models import HandOff
+from core.texts import has_text, t
 
 
-def render_card(h: HandOff) -> str:
-    """The card as plain text (front-ends escape it and add their button)."""
+def render_card(h: HandOff, lang: str = "en") -> str:
+    """The card as plain text in a manager's language (front-ends escape it and add their
+    buttons). The client's own words (facts, messages, the reason) stay as they were said."""
     client = h.client.name + (f" (@{h.client.username})" if h.client.username else "")
-    lines = [f"Lead {h.id}: {client}"]
+    lines = [t("card_lead", lang, id=h.id, client=client)]
     if h.client.link:
-        lines.append(f"Chat: {h.client.link}")
+        lines.append(t("card_chat", lang, link=h.client.link))
     who = " · ".join(
         x
-        for x in (f"Company: {h.company}" if h.company else "", f"Role: {h.role}" if h.role else "")
+        for x in (
+            t("card_company", lang, v=h.company) if h.company else "",
+            t("card_role", lang, v=h.role) if h.role else "",
+        )
         if x
     )
     if who:
         lines.append(who)
-    want = ", ".join(h.wants) + (f" · {h.product}" if h.product else "")
-    lines.append(f"Wants: {want} (confidence {h.confidence:.2f})")
+    want = ", ".join(want_name(w, lang) for w in h.wants) + (f" · {h.product}" if h.product else "")
+    lines.append(t("card_wants", lang, want=want, c=f"{h.confidence:.2f}"))
     if h.reason:
-        lines.append(f"Why: {h.reason}")
+        lines.append(t("card_why", lang, v=h.reason))
     if h.facts:
-        lines.append("Facts:")
+        lines.append(t("card_facts", lang))
         lines.extend(f"• {f}" for f in h.facts)
     if h.last_messages:
-        lines.append("Last messages:")
+        lines.append(t("card_last", lang))
         lines.extend(f"› {m}" for m in h.last_messages)
     if h.signals > 1:
-        lines.append(f"Signals: {h.signals} (last {h.last_signal_at:%Y-%m-%d %H:%M} UTC)")
-    lines.append(status_line(h))
+        lines.append(t("card_signals", lang, n=h.signals, ts=f"{h.last_signal_at:%Y-%m-%d %H:%M}"))
+    lines.append(status_line(h, lang))
     return "\n".join(lines)
 
 
-def status_line(h: HandOff) -> str:
+def manager_language(target: str, languages: Mapping[str, str], default: str) -> str:
+    """The language of the cards sent to one target ("telegram:501", "slack:C123")."""
+    return languages.get(target, default)
+
+
+def want_name(want: str, lang: str) -> str:
+    return t(f"want_{want}", lang) if has_text(f"want_{want}") else want
+
+
+def status_line(h: HandOff, lang: str = "en") -> str:
     if h.status == "taken":
-        return f"Status: taken by {h.taken_by_name or h.taken_by}"
+        return t("status_taken", lang, who=h.taken_by_name or h.taken_by)
     if h.status == "closed":
         by = h.closed_by_name or h.closed_by
-        return "Status: closed" + (f" by {by}" if by else "")
-    return "Status: open" + (f" (reminder {h.resends})" if h.resends else "")
+        return t("status_closed_by", lang, who=by) if by else t("status_closed", lang)
+    return t("status_reminder", lang, n=h.resends) if h.resends else t("status_open", lang)
 
 
-def render_leads(items: Sequence[HandOff]) -> str:
+def render_leads(items: Sequence[HandOff], lang: str = "en") -> str:
     if not items:
-        return "No leads."
+        return t("no_leads", lang)
     out = []
     for h in items:
         company = f" ({h.company})" if h.company else ""
         owner = f" → {h.taken_by_name or h.taken_by}" if h.status == "taken" else ""
+        wants = ", ".join(want_name(w, lang) for w in h.wants)
         out.append(
-            f"• {h.id} · {h.status}{owner} · {h.client.name}{company} · {', '.join(h.wants)}"
-            f" · {h.created_at:%Y-%m-%d %H:%M}"
+            f"• {h.id} · {t(f'lead_{h.status}', lang)}{owner} · {h.client.name}{company}"
+            f" · {wants} · {h.created_at:%Y-%m-%d %H:%M}"
         )
     return "\n".join(out)
 
