@@ -118,6 +118,9 @@ class HandoffSettings(BaseSettings):
     resend_minutes: int = 30
     max_resends: int = 3
     retry_seconds: int = Field(default=60, ge=5)  # job: retry failed cards, send reminders
+    language: str = "en"  # cards and /leads for a manager without a language of their own
+    # a manager's (or the Slack leads channel's) card language: {"telegram:501": "pt", ...}
+    manager_languages: dict[str, str] = Field(default_factory=dict)
 
 
 class JobSettings(BaseSettings):

@@ -381,6 +381,70 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Извините, я не нашёл этого здесь.",
     },
     # ---------------------------------------------------------------- hand-off leads, both front-ends
+    # cards and the leads list (bot/leads.py), in each manager's language
+    "lead.card_lead": {
+        "en": "Lead {id}: {client}",
+        "pt": "Lead {id}: {client}",
+        "ru": "Лид {id}: {client}",
+    },
+    "lead.card_chat": {"en": "Chat: {link}", "pt": "Conversa: {link}", "ru": "Чат: {link}"},
+    "lead.card_company": {"en": "Company: {v}", "pt": "Empresa: {v}", "ru": "Компания: {v}"},
+    "lead.card_role": {"en": "Role: {v}", "pt": "Cargo: {v}", "ru": "Должность: {v}"},
+    "lead.card_wants": {
+        "en": "Wants: {want} (confidence {c})",
+        "pt": "Quer: {want} (confiança {c})",
+        "ru": "Хочет: {want} (уверенность {c})",
+    },
+    "lead.card_why": {"en": "Why: {v}", "pt": "Motivo: {v}", "ru": "Почему: {v}"},
+    "lead.card_facts": {"en": "Facts:", "pt": "Fatos:", "ru": "Факты:"},
+    "lead.card_last": {
+        "en": "Last messages:",
+        "pt": "Últimas mensagens:",
+        "ru": "Последние сообщения:",
+    },
+    "lead.card_signals": {
+        "en": "Signals: {n} (last {ts} UTC)",
+        "pt": "Sinais: {n} (último {ts} UTC)",
+        "ru": "Сигналов: {n} (последний {ts} UTC)",
+    },
+    "lead.status_taken": {
+        "en": "Status: taken by {who}",
+        "pt": "Status: assumido por {who}",
+        "ru": "Статус: взял {who}",
+    },
+    "lead.status_closed": {
+        "en": "Status: closed",
+        "pt": "Status: encerrado",
+        "ru": "Статус: закрыт",
+    },
+    "lead.status_closed_by": {
+        "en": "Status: closed by {who}",
+        "pt": "Status: encerrado por {who}",
+        "ru": "Статус: закрыл {who}",
+    },
+    "lead.status_open": {"en": "Status: open", "pt": "Status: aberto", "ru": "Статус: открыт"},
+    "lead.status_reminder": {
+        "en": "Status: open (reminder {n})",
+        "pt": "Status: aberto (lembrete {n})",
+        "ru": "Статус: открыт (напоминание {n})",
+    },
+    "lead.card_taken_by": {"en": "Taken by {who}", "pt": "Assumido por {who}", "ru": "Взял {who}"},
+    "lead.card_closed_by": {
+        "en": "Closed by {who}",
+        "pt": "Encerrado por {who}",
+        "ru": "Закрыл {who}",
+    },
+    "lead.no_leads": {"en": "No leads.", "pt": "Nenhum lead.", "ru": "Лидов нет."},
+    "lead.state_open": {"en": "open", "pt": "aberto", "ru": "открыт"},
+    "lead.state_taken": {"en": "taken", "pt": "assumido", "ru": "взят"},
+    "lead.state_closed": {"en": "closed", "pt": "encerrado", "ru": "закрыт"},
+    "lead.want_price": {"en": "price", "pt": "preço", "ru": "цена"},
+    "lead.want_demo": {"en": "demo", "pt": "demonstração", "ru": "демо"},
+    "lead.want_contract": {"en": "contract", "pt": "contrato", "ru": "договор"},
+    "lead.want_invoice": {"en": "invoice", "pt": "fatura", "ru": "счёт"},
+    "lead.want_buy": {"en": "buy", "pt": "comprar", "ru": "покупка"},
+    "lead.want_person": {"en": "a person", "pt": "uma pessoa", "ru": "сотрудник"},
+    "lead.want_interest": {"en": "interest", "pt": "interesse", "ru": "интерес"},
     "lead.follow_up": {  # added to a client's reply that raised a hand-off
         "en": "A person from our team will follow up with you shortly.",
         "pt": "Uma pessoa da nossa equipe vai entrar em contato com você em breve.",
@@ -451,6 +515,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "Close a lead with `{cmd} close <lead id>`.",
     },
 }
+
+
+def has_text(key: str) -> bool:
+    return key in _TEXTS
 
 
 def t(key: str, lang: str = "en", **values: object) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 LANGUAGES = ("en", "pt", "ru")
 
@@ -123,8 +124,21 @@ def _scores(text: str) -> dict[str, float]:
 def detect_language(text: str, prior: str | None = None) -> str:
     """'en', 'pt' or 'ru'. `prior` is the chat's recent language: it decides when the message
     itself carries no cue ("ok", "Python?", "👍") and breaks ties; without one, English."""
+    return detect(text, prior)[0]
+
+
+def detect(text: str, prior: str | None = None) -> tuple[str, bool]:
+    """The language and whether the text itself held a cue (a cue-less message must not
+    become the chat's recent language)."""
     score = _scores(text)
+    cue = any(v > 0 for v in score.values())
     if prior in score:
         score[prior] += PRIOR_WEIGHT
     best = max(LANGUAGES, key=lambda lang: (score[lang], lang == prior, lang == "en"))
-    return best if score[best] > 0 else (prior if prior in score else "en")
+    return (best if score[best] > 0 else (prior if prior in score else "en")), cue
+
+
+def recent_language(texts: Sequence[str]) -> str | None:
+    """The language of a chat's last messages (newest last), or None when they hold no cue."""
+    lang, cue = detect(" \n".join(texts[-5:]))
+    return lang if cue else None

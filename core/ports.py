@@ -73,7 +73,7 @@ class Llm(Protocol):
         language: str,
         facts: Sequence[FactView],
         paths: Sequence[Sequence[str]],
-        evidence: Sequence[tuple[str, str]],  # (message id, "author: text")
+        evidence: Sequence[tuple[str, str]],  # (message id, "author (date): text")
     ) -> LlmAnswer: ...
 
     async def topic_name(self, *, texts: Sequence[str]) -> str: ...

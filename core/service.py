@@ -17,7 +17,7 @@ from core.clock import SystemClock
 from core.config import CoreConfig
 from core.contract import CoreApi, HandoffDesk
 from core.errors import NotFound
-from core.language import detect_language, is_question, name_key
+from core.language import is_question, name_key
 from core.models import (
     Answer,
     ClientInfo,
@@ -142,7 +142,7 @@ class Core:
     ) -> Reply:
         """A free-form message: questions are answered, statements remembered."""
         text = self._answers.check_text(text)
-        lang = detect_language(text)
+        lang = await self._answers.language(chat, text)
         if is_question(text):
             answer = await self.ask(chat, text, author=author)
             reply = Reply(kind="answer", text=answer.answer, answer=answer, language=lang)
@@ -198,7 +198,7 @@ class Core:
                 text=text,
                 message_id=result.message_id,
                 ts=ts,
-                lang=detect_language(text),
+                lang=await self._answers.language(chat, text),
                 client=client,
             )
         return result
@@ -242,6 +242,7 @@ class Core:
 
     async def forget_chat(self, chat: str) -> None:
         await self.pool.delete(chat)
+        self._answers.forget_language(chat)
         log.info("chat=%s forgotten entirely", chat)
 
     async def pending(self, chat: str) -> list[PendingFact]:

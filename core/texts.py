@@ -13,6 +13,44 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Ainda não tenho fatos que respondam a isso.",
         "ru": "Пока у меня нет фактов, отвечающих на это.",
     },
+    "nothing_found": {
+        "en": "I could not find anything about that in what I have been told. Ask me about "
+        "what the team has shared here, or ask for a person and someone will follow up.",
+        "pt": "Não encontrei nada sobre isso no que me contaram. Pergunte sobre o que a equipe "
+        "compartilhou aqui, ou peça para falar com uma pessoa e alguém vai te responder.",
+        "ru": "Я не нашёл ничего об этом в том, что мне рассказали. Спросите о том, чем "
+        "поделилась команда, или попросите связать вас с сотрудником.",
+    },
+    "nothing_about": {
+        "en": "I have nothing about {names} yet. Ask me about what the team has shared here, "
+        "or ask for a person and someone will follow up.",
+        "pt": "Ainda não tenho nada sobre {names}. Pergunte sobre o que a equipe compartilhou "
+        "aqui, ou peça para falar com uma pessoa e alguém vai te responder.",
+        "ru": "Пока у меня нет ничего про «{names}». Спросите о том, чем поделилась команда, "
+        "или попросите связать вас с сотрудником.",
+    },
+    "yes_fact": {"en": "Yes, {fact}.", "pt": "Sim, {fact}.", "ru": "Да, {fact}."},
+    "no_fact": {
+        "en": "No, I have no fact that {fact}.",
+        "pt": "Não, não tenho fato de que {fact}.",
+        "ru": "Нет, у меня нет факта, что {fact}.",
+    },
+    "reverse": {
+        "en": "The other way round is known: {path}.",
+        "pt": "O contrário é conhecido: {path}.",
+        "ru": "Известно обратное: {path}.",
+    },
+    "quote_from": {
+        "en": "(from a message by {author} on {date})",
+        "pt": "(de uma mensagem de {author} em {date})",
+        "ru": "(из сообщения {author} от {date})",
+    },
+    "related": {"en": "Related", "pt": "Relacionado", "ru": "Связано"},
+    "see_why": {
+        "en": "Details: /why",
+        "pt": "Detalhes: /why",
+        "ru": "Подробности: /why",
+    },
     "known": {"en": "Here is what I know:", "pt": "Eis o que eu sei:", "ru": "Вот что я знаю:"},
     "paths": {"en": "Path", "pt": "Caminho", "ru": "Путь"},
     "facts": {"en": "Facts", "pt": "Fatos", "ru": "Факты"},
@@ -74,6 +112,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Сообщение слишком длинное ({n} символов, предел {limit}).",
     },
 }
+
+
+def has_text(key: str) -> bool:
+    return key in _TEXTS
 
 
 def t(key: str, lang: str, **kwargs: object) -> str:

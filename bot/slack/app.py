@@ -158,7 +158,15 @@ def build_slack_app(
     leads = handoff.slack_channel if service is not None and handoff is not None else None
     extra = (  # issue 8: cards, buttons, /leads and `/kb close`
         register_handoff(
-            app, service, channel=leads, client=web_client, people=people, command=command
+            app,
+            service,
+            channel=leads,
+            client=web_client,
+            people=people,
+            command=command,
+            language=handoff.manager_languages.get(f"slack:{leads}", handoff.language)
+            if handoff is not None
+            else "en",
         )
         if service is not None and leads
         else {}

@@ -65,22 +65,24 @@ def _owner(h: HandOff) -> str:
     return _who(h.taken_by, h.taken_by_name)
 
 
-def _buttons(h: HandOff) -> list[dict[str, Any]]:
-    close = button(t("lead.close"), ACTION_CLOSE, h.id)
+def _buttons(h: HandOff, lang: str = "en") -> list[dict[str, Any]]:
+    close = button(t("lead.close", lang), ACTION_CLOSE, h.id)
     if h.status == "open":
-        return [button(t("lead.take"), ACTION_TAKE, h.id, "primary"), close]
+        return [button(t("lead.take", lang), ACTION_TAKE, h.id, "primary"), close]
     return [close] if h.status == "taken" else []
 
 
-def card_blocks(h: HandOff) -> tuple[str, list[Block]]:
-    """(fallback text, blocks): the card, who took or closed it, and the buttons left."""
-    text = escape(render_card(h))
+def card_blocks(h: HandOff, lang: str = "en") -> tuple[str, list[Block]]:
+    """(fallback text, blocks): the card in the channel's language, who took or closed it,
+    and the buttons left."""
+    text = escape(render_card(h, lang))
     blocks = sections(text)
     if h.status == "taken":
-        blocks.append(context(f"Taken by {_owner(h)}"))
+        blocks.append(context(t("lead.card_taken_by", lang, who=_owner(h))))
     elif h.status == "closed" and (h.closed_by or h.closed_by_name):
-        blocks.append(context(f"Closed by {_who(h.closed_by, h.closed_by_name)}"))
-    if elements := _buttons(h):
+        who = _who(h.closed_by, h.closed_by_name)
+        blocks.append(context(t("lead.card_closed_by", lang, who=who)))
+    if elements := _buttons(h, lang):
         blocks.append({"type": "actions", "block_id": f"handoff:{h.id}", "elements": elements})
     return text, blocks
 
@@ -90,20 +92,21 @@ class SlackNotifier:
 
     name = "slack"
 
-    def __init__(self, client: AsyncWebClient, channel: str) -> None:
+    def __init__(self, client: AsyncWebClient, channel: str, language: str = "en") -> None:
         self.client = client
         self.channel = channel
+        self.language = language  # the leads channel's card language
 
     def targets(self) -> Sequence[str]:
         return [self.channel]
 
     async def send(self, target: str, handoff: HandOff) -> str:
-        text, blocks = card_blocks(handoff)
+        text, blocks = card_blocks(handoff, self.language)
         resp = await self.client.chat_postMessage(channel=target, text=text, blocks=blocks)
         return str(resp["ts"])
 
     async def update(self, target: str, ref: str, handoff: HandOff) -> None:
-        text, blocks = card_blocks(handoff)
+        text, blocks = card_blocks(handoff, self.language)
         await self.client.chat_update(channel=target, ts=ref, text=text, blocks=blocks)
 
 
@@ -159,10 +162,11 @@ def register_handoff(
     client: AsyncWebClient,
     people: PeopleCache,
     command: str,
+    language: str = "en",
 ) -> dict[str, Subcommand]:
     """Cards, buttons and /leads; returns the subcommands to add to `command` (close)."""
     command_name = command  # on_leads' own `command` parameter is Bolt's payload
-    notifier = SlackNotifier(client, channel)
+    notifier = SlackNotifier(client, channel, language)
     managers = ChannelManagers(client, channel)
     service.add_notifier(notifier)
 
@@ -189,7 +193,7 @@ def register_handoff(
             return
         user, name = await presser(body, client)
         outcome = await service.take(str(action.get("value")), manager=f"slack:{user}", name=name)
-        text, _ = take_reply(outcome, "en", _owner)  # Slack actions carry no locale
+        text, _ = take_reply(outcome, language, _owner)  # the leads channel's language
         await private(respond, text)
 
     async def on_close(
@@ -207,7 +211,7 @@ def register_handoff(
         user, name = await presser(body, client)
         handoff_id = str(action.get("value"))
         outcome = await service.close(handoff_id, manager=f"slack:{user}", name=name)
-        await private(respond, close_reply(outcome, handoff_id, "en"))  # the cards show it too
+        await private(respond, close_reply(outcome, handoff_id, language))  # the cards show it too
 
     async def close_command(inv: Invocation) -> None:
         """`/kb close <lead id>`: for a lead whose card is out of sight."""
@@ -220,15 +224,16 @@ def register_handoff(
             return
         name = await people.name(inv.client, inv.user)
         outcome = await service.close(handoff_id, manager=f"slack:{inv.user}", name=name)
-        await inv.private(escape(close_reply(outcome, handoff_id, "en")))
+        await inv.private(escape(close_reply(outcome, handoff_id, language)))
 
     async def on_leads(*, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
         await ack()
         if not await managers.is_manager(command["user_id"]):
             await private(respond, t("lead.slack.managers_only"))
             return
-        text = escape(render_leads(await service.leads()))
-        blocks = [*sections(text), context(t("lead.slack.leads_hint", "en", cmd=command_name))]
+        text = escape(render_leads(await service.leads(), language))
+        hint = t("lead.slack.leads_hint", language, cmd=command_name)
+        blocks = [*sections(text), context(hint)]
         await respond_in_pages(respond, text, blocks, response_type="ephemeral")
 
     app.action(ACTION_TAKE)(keyword_only(on_take))

@@ -10,7 +10,7 @@ An open card has Take and Close, a taken one Close, a closed one no buttons.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aiogram import Bot, Router
 from aiogram.enums import ChatType
@@ -19,7 +19,7 @@ from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
-from bot.leads import close_reply, render_card, render_leads, take_reply
+from bot.leads import close_reply, manager_language, render_card, render_leads, take_reply
 from bot.telegram.common import lang_of, send_long
 from bot.telegram.formatting import escape
 from bot.texts import t
@@ -48,20 +48,20 @@ def client_of(message: Message, author: str) -> ClientInfo:
     )
 
 
-def card_text(h: HandOff) -> str:
-    text = render_card(h)
+def card_text(h: HandOff, lang: str = "en") -> str:
+    text = render_card(h, lang)
     if len(text) > CARD_LIMIT:
         text = text[: CARD_LIMIT - 1] + "…"
     return escape(text)
 
 
-def card_keyboard(h: HandOff) -> InlineKeyboardMarkup | None:
+def card_keyboard(h: HandOff, lang: str = "en") -> InlineKeyboardMarkup | None:
     if h.status == "closed":
         return None  # editing without a keyboard removes the buttons
-    close = InlineKeyboardButton(text=t("lead.close", "en"), callback_data=CloseCb(id=h.id).pack())
+    close = InlineKeyboardButton(text=t("lead.close", lang), callback_data=CloseCb(id=h.id).pack())
     if h.status == "taken":
         return InlineKeyboardMarkup(inline_keyboard=[[close]])
-    take = InlineKeyboardButton(text=t("lead.take", "en"), callback_data=TakeCb(id=h.id).pack())
+    take = InlineKeyboardButton(text=t("lead.take", lang), callback_data=TakeCb(id=h.id).pack())
     return InlineKeyboardMarkup(inline_keyboard=[[take, close]])
 
 
@@ -70,16 +70,31 @@ class TelegramNotifier:
 
     name = "telegram"
 
-    def __init__(self, bot: Bot, manager_ids: Sequence[int]) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        manager_ids: Sequence[int],
+        *,
+        languages: Mapping[str, str] | None = None,
+        default_language: str = "en",
+    ) -> None:
         self.bot = bot
         self.manager_ids = list(dict.fromkeys(manager_ids))
+        self.languages = dict(languages or {})  # "telegram:501" -> the card language
+        self.default_language = default_language
+
+    def language(self, target: str) -> str:
+        return manager_language(f"telegram:{target}", self.languages, self.default_language)
 
     def targets(self) -> Sequence[str]:
         return [str(i) for i in self.manager_ids]
 
     async def send(self, target: str, handoff: HandOff) -> str:
+        lang = self.language(target)
         sent = await self.bot.send_message(
-            chat_id=int(target), text=card_text(handoff), reply_markup=card_keyboard(handoff)
+            chat_id=int(target),
+            text=card_text(handoff, lang),
+            reply_markup=card_keyboard(handoff, lang),
         )
         return str(sent.message_id)
 
@@ -88,8 +103,8 @@ class TelegramNotifier:
             await self.bot.edit_message_text(
                 chat_id=int(target),
                 message_id=int(ref),
-                text=card_text(handoff),
-                reply_markup=card_keyboard(handoff),
+                text=card_text(handoff, self.language(target)),
+                reply_markup=card_keyboard(handoff, self.language(target)),
             )
         except TelegramBadRequest as exc:
             if "not modified" in exc.message:
@@ -145,9 +160,19 @@ async def _manager_in_private(message: Message, managers: frozenset[int]) -> boo
     return True
 
 
-async def cmd_leads(message: Message, handoff: Leads, handoff_managers: frozenset[int]) -> None:
+async def cmd_leads(
+    message: Message,
+    handoff: Leads,
+    handoff_managers: frozenset[int],
+    handoff_languages: tuple[Mapping[str, str], str] = ({}, ""),
+) -> None:
     if await _manager_in_private(message, handoff_managers):
-        await send_long(message, render_leads(await handoff.leads()))
+        languages, default = handoff_languages
+        user = message.from_user
+        lang = manager_language(
+            f"telegram:{user.id if user else ''}", languages, default or lang_of(user)
+        )
+        await send_long(message, render_leads(await handoff.leads(), lang))
 
 
 async def cmd_close(

@@ -70,6 +70,9 @@ def build_dispatcher(
     if (service := handoff_ui.enabled(core, manager_ids)) is not None:  # issue 8: leads
         dp["handoff"] = service
         dp["handoff_managers"] = frozenset(manager_ids or ())
+        dp["handoff_languages"] = (
+            (handoff.manager_languages, handoff.language) if handoff else ({}, "")
+        )
         routers.append(handoff_ui.make_router())
     dp.include_routers(*routers, messages.make_router())
     dp.errors.register(on_error)
@@ -106,7 +109,15 @@ async def run_telegram(
     stop = stop_event or asyncio.Event()
     service = dp.workflow_data.get("handoff")
     if service is not None:  # cards go to the managers through this bot while it runs
-        service.add_notifier(handoff_ui.TelegramNotifier(bot, sorted(dp["handoff_managers"])))
+        languages, default = dp["handoff_languages"]
+        service.add_notifier(
+            handoff_ui.TelegramNotifier(
+                bot,
+                sorted(dp["handoff_managers"]),
+                languages=languages,
+                default_language=default or "en",
+            )
+        )
     with _signals_set(stop, install=stop_event is None):
         try:
             if settings.webhook_url:

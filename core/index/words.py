@@ -145,6 +145,12 @@ class MessageIndex:
             self._cache[tok] = cached
         return cached[1], cached[2]
 
+    def idf(self, tok: str) -> float:
+        """BM25's inverse document frequency of one index token (0 when no message has it)."""
+        got, n = self._postings.get(tok), len(self.ids)
+        df = len(got[0]) if got else 0
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df else 0.0
+
     def bm25(self, query: str, limit: int, *, k1: float = 1.2, b: float = 0.75) -> list[int]:
         """Rows by BM25 of the query's lemmatised tokens, best first."""
         scores = self.bm25_scores(query, k1=k1, b=b)

@@ -51,8 +51,8 @@ BACKOFF_MAX_S = 8.0
 TOPIC_MAX_TOKENS = 32  # a 1-4 word name; a small cap also bounds the cost of a runaway reply
 INTENT_MAX_TOKENS = 256  # a verdict: a flag, a few wants, a number and two short strings
 _RETRY_STATUSES = frozenset({408, 409, 429})  # plus every 5xx (529 = overloaded)
-_CITATION = re.compile(r"([ \t]*)(\[\s*f:[^\[\]]*\])")
-_CITED_ID = re.compile(r"f:\s*([^\s,;\[\]]+)")
+_CITATION = re.compile(r"([ \t]*)(\[\s*[fm]:[^\[\]]*\])")
+_CITED_ID = re.compile(r"([fm]):\s*([^\s,;\[\]]+)")
 
 
 @dataclass
@@ -61,6 +61,7 @@ class LlmReply:
 
     text: str
     cited_fact_ids: list[str] = field(default_factory=list)
+    cited_message_ids: list[str] = field(default_factory=list)
 
 
 class _Block(BaseModel):
@@ -118,18 +119,30 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}" + (f" {status}" if status is not None else "")
 
 
-def keep_known_citations(text: str, allowed: set[str]) -> tuple[str, list[str]]:
-    """Drop citations of ids outside `allowed` from the text; return it with the kept ids."""
-    kept: list[str] = []
+def keep_known_citations(
+    text: str, allowed: set[str], messages: set[str] | frozenset[str] = frozenset()
+) -> tuple[str, list[str]]:
+    """Drop citations of ids outside `allowed` (facts, [f:ID]) and `messages` (evidence
+    messages, [m:ID]) from the text; return it with the kept fact ids."""
+    return _keep_citations(text, allowed, messages)[:2]
+
+
+def _keep_citations(
+    text: str, facts: set[str], messages: set[str] | frozenset[str]
+) -> tuple[str, list[str], list[str]]:
+    kept: dict[str, list[str]] = {"f": [], "m": []}
+    known = {"f": facts, "m": messages}
 
     def rewrite(match: re.Match[str]) -> str:
-        ids = [i for i in _CITED_ID.findall(match.group(2)) if i in allowed]
-        kept.extend(i for i in ids if i not in kept)
+        ids = [(k, i) for k, i in _CITED_ID.findall(match.group(2)) if i in known[k]]
+        for k, i in ids:
+            if i not in kept[k]:
+                kept[k].append(i)
         if not ids:
             return ""  # with its leading space: "X [f:bad]." -> "X."
-        return match.group(1) + "".join(f"[f:{i}]" for i in dict.fromkeys(ids))
+        return match.group(1) + "".join(f"[{k}:{i}]" for k, i in dict.fromkeys(ids))
 
-    return _CITATION.sub(rewrite, text).strip(), kept
+    return _CITATION.sub(rewrite, text).strip(), kept["f"], kept["m"]
 
 
 def _clean_topic(text: str) -> str:
@@ -249,10 +262,12 @@ class AnthropicLlm:
         text = _text_of(reply, "answer")
         if reply.stop_reason == "max_tokens":
             text += " …"  # still grounded, only cut short: better than no answer
-        text, cited = keep_known_citations(text, {f.id for f in facts})
+        text, cited, cited_messages = _keep_citations(
+            text, {f.id for f in facts}, {mid for mid, _ in evidence}
+        )
         if not text:
             raise LlmUnavailable("answer: nothing left after removing unknown citations")
-        return LlmReply(text=text, cited_fact_ids=cited)
+        return LlmReply(text=text, cited_fact_ids=cited, cited_message_ids=cited_messages)
 
     async def topic_name(self, *, texts: Sequence[str]) -> str:
         reply = await self._call(

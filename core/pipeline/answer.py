@@ -6,24 +6,50 @@ from __future__ import annotations
 import logging
 
 from core.errors import LlmUnavailable
-from core.language import detect_language
+from core.langid import detect, recent_language
 from core.llm import budget_scope
 from core.models import Answer, EvidenceHit, Trace
+from core.pipeline.context import Context
 from core.pipeline.render import EXTRACTIVE_FACTS
 from core.pipeline.retrieve import Retriever
 
 log = logging.getLogger(__name__)
 
 
+RECENT_LANGUAGE_CHATS = 10_000  # chats whose last language is kept in memory (the prior)
+
+
 class Answerer(Retriever):
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self._recent_language: dict[str, str] = {}  # chat -> its last message's language
+
+    async def language(self, chat: str, text: str) -> str:
+        """The language of a message; the chat's recent language decides when the message
+        itself says nothing ("ok", "Python?"). After a restart, the chat's last messages."""
+        recent = self._recent_language
+        prior = recent.get(chat)
+        if prior is None:
+            prior = await self.pool.run(chat, lambda s: recent_language(s.recall.texts[-5:]))
+        lang, cue = detect(text, prior)
+        if cue:
+            recent.pop(chat, None)
+            recent[chat] = lang
+            if len(recent) > RECENT_LANGUAGE_CHATS:
+                del recent[next(iter(recent))]
+        return lang
+
+    def forget_language(self, chat: str) -> None:
+        self._recent_language.pop(chat, None)
+
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
         question = self.check_text(question)
-        lang = detect_language(question)
+        lang = await self.language(chat, question)
         q_emb = (await self.embed([question]))[0]
         got = await self.pool.run(chat, lambda s: self.retrieve(s, question, q_emb, lang))
         answer = got.answer
         cited = [f.id for f in answer.facts[:EXTRACTIVE_FACTS]]  # what the extractive text lists
-        if self.llm is not None and answer.facts:
+        if self.llm is not None and (answer.facts or got.evidence_text):
             try:
                 with budget_scope(chat):
                     reply = await self.llm.answer(

@@ -37,6 +37,7 @@ class Context:
     max_hops: dict[str, int] = field(init=False)
     kind_by_key: dict[str, str] = field(init=False)  # a kind word's key -> the kind
     surface_keys: set[str] = field(init=False)  # keys of the predicates' surface forms
+    surface_forms: list[str] = field(init=False)  # the predicates' surface forms, as written
 
     def __post_init__(self) -> None:
         ontology = self.ontology
@@ -54,6 +55,12 @@ class Context:
                 for form in forms
                 for k in key_tokens(form)
             },
+            "surface_forms": [
+                form
+                for pred in ontology.predicates.values()
+                for forms in pred.surface.values()
+                for form in forms
+            ],
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)
@@ -75,6 +82,8 @@ class Stage:
         self._max_hops = ctx.max_hops
         self._kind_by_key = ctx.kind_by_key
         self._surface_keys = ctx.surface_keys
+        self._surface_forms = ctx.surface_forms
+        self._predicate_names = frozenset(ctx.ontology.predicates)
 
     def check_text(self, text: str) -> str:
         text = (text or "").replace("\x00", "").strip()

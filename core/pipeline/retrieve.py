@@ -1,22 +1,37 @@
 """Retrieval for a question: worlds, seeds (named and by meaning), k-hop expansion, directional
-reach, personalised PageRank, then selection (select.py), evidence (core/recall/) and the
-extractive text (render.py). Runs in the chat's worker thread, on the GraphStore port."""
+reach, personalised PageRank, then selection (select.py), evidence (core/recall/), the quoted
+sentence (core/quote.py) and the offline answer text (core/answering.py). Runs in the chat's
+worker thread, on the GraphStore port."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.answering import Support, compose, in_subkind, kind_asked
 from core.language import STOPWORDS, clean_name, key_tokens, name_key
 from core.models import Answer, FactView, ScoredEntity, Seed
 from core.pipeline.context import Stage
-from core.pipeline.render import extractive, when_line
-from core.pipeline.select import best_paths, literal_entities, select_facts, yes_no_answer
+from core.pipeline.select import (
+    best_paths,
+    kind_candidates,
+    literal_entities,
+    named_worlds,
+    select_facts,
+    yes_no_answer,
+)
 from core.ports import GraphStore, Vector
-from core.recall import Hit
+from core.questions import declarative
+from core.quote import pick_quote
+from core.recall import Hit, is_when_question
 from core.recall import rank as recall_rank
-from core.retrieval import directional_reach, expand_hops, graph_scores, personalized_pagerank
+from core.retrieval import (
+    directional_reach,
+    expand_hops,
+    graph_scores,
+    path_to,
+    personalized_pagerank,
+)
 from core.rows import new_id
-from core.texts import t
 from core.worlds import question_worlds
 
 
@@ -50,10 +65,12 @@ class Retriever(Stage):
         worlds = set(
             question_worlds(store, q_emb, self.world_params, mode=cfg.world_mode, text=question)
         ) or {""}
+        worlds |= named_worlds(store, question, worlds)
         trace_id = new_id("t")
         base = Answer(answer="", language=lang, worlds=sorted(worlds), trace_id=trace_id)
         literal = literal_entities(store, question, worlds)
-        clauses = self.extractor.parse(question, question=True)
+        clauses = self.extractor.parse(declarative(question, self._surface_forms), question=True)
+        asked = kind_asked(question, self._kind_by_key)
         unknown = [
             name
             for c in clauses
@@ -79,8 +96,7 @@ class Retriever(Stage):
         targets = sorted(
             (
                 eid
-                for kind in self.kind_targets(question)
-                for eid in store.by_kind.get(kind, ())
+                for eid in kind_candidates(store, asked, self.kind_targets(question))
                 if store.entities[eid].world in worlds
             ),
             key=lambda i: -cosine(i),
@@ -89,11 +105,16 @@ class Retriever(Stage):
         if not sources:
             evidence_ids, evidence_text, hits = self.evidence(store, question, q_emb, literal, [])
             names = ", ".join(unknown) if unknown else self.content_phrase(question)
-            when = when_line(question, lang, hits, evidence_text)
+            quote = pick_quote(question, hits, idf=store.recall.idf, skip=self._predicate_names)
+            # a name the question uses is worth saying back ("nothing about billing"); a
+            # phrase of its words is not ("nothing about much Pro 20 seats")
+            said = [n for n in unknown if name_key(n) not in self._kind_by_key]
+            if not said and len(names.split()) == 1:
+                said = [names]
+            support = Support(lang=lang, quote=quote, unknown=said)
             answer = base.model_copy(
                 update={
-                    "answer": when
-                    or (t("no_facts", lang, names=names) if names else t("no_facts_at_all", lang)),
+                    "answer": compose(self.ontology, support),
                     "unknown": unknown or [names],
                     "evidence": evidence_ids,
                 }
@@ -147,6 +168,7 @@ class Retriever(Stage):
             clauses,
             worlds,
             lang,
+            ontology=self.ontology,
             max_hops=self._max_hops,
             default_hops=cfg.hops,
         )
@@ -163,11 +185,37 @@ class Retriever(Stage):
         seeds = [
             Seed(entity=store.entities[e].name, score=round(s_vec.get(e, 0.0), 4)) for e in sources
         ]
-        text = extractive(
-            lang, paths, facts, targets, reach, store, yes_no[0] if yes_no else None, unknown
+        # the nearest entities of the asked kind answer it; further ones are reached only
+        # through them (checkout -> payments -> antifraud: antifraud is the one that requires)
+        hops = {n: len(path_to(n, reach)) for n in targets if reach.get(n) is not None}
+        values = sorted(
+            (n for n, h in hops.items() if h == min(hops.values())),
+            key=lambda n: -score.get(n, 0.0),
         )
-        when = when_line(question, lang, hits, evidence_text)
-        text = f"{when}\n{text}" if when else text
+        group = asked.subkind() if asked else None
+        if group is not None:  # an instance ("Go") answers "which language", not the category
+            values = [n for n in values if not in_subkind(store.entities[n].name, group)]
+            asked = asked if values else None  # the category alone: its fact or message says it
+        text = compose(
+            self.ontology,
+            Support(
+                lang=lang,
+                yes_no=yes_no[0] if yes_no else None,
+                kind=asked,
+                values=[store.entities[n].name for n in values],
+                paths=paths,
+                facts=facts,
+                direct_facts=any(e.fact.predicate in wanted for c in path_edges for e in c),
+                quote=pick_quote(
+                    question,
+                    hits,
+                    idf=store.recall.idf,
+                    entity_names=[store.entities[e].name for e in literal],
+                    skip=self._predicate_names,
+                ),
+                prefer_quote=is_when_question(question),
+            ),
+        )
         answer = base.model_copy(
             update={
                 "answer": text,
@@ -209,4 +257,5 @@ class Retriever(Stage):
             now=now,
             cfg=cfg,
         )
-        return [h.id for h in hits], [(h.id, f"{h.author}: {h.text}") for h in hits[:10]], hits
+        said = [(h.id, f"{h.author} ({h.ts:%Y-%m-%d}): {h.text}") for h in hits[:10]]
+        return [h.id for h in hits], said, hits

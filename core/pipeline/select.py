@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.answering import KindAsked, yes_no_line
 from core.extract import ParsedClause
 from core.language import clean_name, detect_language, key_tokens
 from core.models import FactView
 from core.ports import GraphStore
 from core.retrieval import directional_reach, expand_hops, path_to
 from core.rows import Edge
-from core.texts import t
+from ontology import Ontology
 
 MAX_NAME_NGRAM = 6
 YES_NO_STARTS = frozenset("does do did is are can was were será é o a".split())
@@ -33,6 +34,16 @@ def literal_entities(store: GraphStore, question: str, worlds: set[str]) -> list
                 found.extend(h for h in hits if h not in found)
                 covered[i : i + n] = [True] * n
     return found
+
+
+def named_worlds(store: GraphStore, question: str, routed: set[str]) -> set[str]:
+    """Worlds of the names a question uses that the routed worlds do not know: "Qual política
+    se aplica ao Lumio Billing?" may be routed by meaning to the pricing talk, but it names a
+    service only the service map knows. A name the routed worlds know keeps their reading
+    (Python the language, not the snake)."""
+    known = {store.entities[e].key for e in literal_entities(store, question, routed)}
+    everywhere = literal_entities(store, question, set(store.worlds))
+    return {store.entities[e].world for e in everywhere if store.entities[e].key not in known}
 
 
 def best_paths(
@@ -63,6 +74,18 @@ def best_paths(
     return chosen
 
 
+def kind_candidates(store: GraphStore, asked: KindAsked | None, kinds: set[str]) -> set[str]:
+    """The entities a kind question asks for. "which language" asks for languages: entities
+    whose name holds the word ("programming language") and what IS_A one ("Python"), of any
+    kind (the offline extractor may have typed Python a service); otherwise the kinds named."""
+    group = asked.subkind() if asked else None
+    if group is None:
+        return {eid for kind in kinds for eid in store.by_kind.get(kind, ())}
+    categories = {eid for (_, key), eid in store.by_key.items() if group & set(key.split())}
+    instances = {e.src for e in store.edges_to(categories) if e.fact.predicate == "IS_A"}
+    return categories | instances
+
+
 def select_facts(
     paths: list[list[Edge]], sub_edges: list[Edge], score: dict[str, float], max_facts: int
 ) -> list[FactView]:
@@ -84,6 +107,7 @@ def yes_no_answer(
     worlds: set[str],
     lang: str,
     *,
+    ontology: Ontology,
     max_hops: Mapping[str, int],
     default_hops: int,
 ) -> tuple[str, list[Edge]] | None:
@@ -105,21 +129,26 @@ def yes_no_answer(
         pred = c.predicate.name
         hop = max_hops.get(pred, default_hops)
         chain = predicate_chain(store, subj[0], obj[0], pred, hop)
-        if chain:
-            return f"{t('yes', lang)}: " + chain_names(store, chain), chain
-        s_name, o_name = store.entities[subj[0]].name, store.entities[obj[0]].name
-        text = f"{t('no', lang)}. " + t("no_fact_that", lang, s=s_name, p=pred, o=o_name)
-        reverse = predicate_chain(store, obj[0], subj[0], pred, hop)
-        if reverse:
-            text += " " + t("reverse_known", lang, path=chain_names(store, reverse))
-        return text, reverse
+        holds = bool(chain)
+        if not holds:  # the other direction, when known, explains the "no"
+            chain = predicate_chain(store, obj[0], subj[0], pred, hop)
+        text = yes_no_line(
+            ontology,
+            lang,
+            holds=holds,
+            subject=store.entities[subj[0]].name,
+            predicate=pred,
+            obj=store.entities[obj[0]].name,
+            chain=chain_names(store, chain),
+        )
+        return text, chain
     return None
 
 
-def chain_names(store: GraphStore, chain: list[Edge]) -> str:
-    return " → ".join(
-        [store.entities[chain[0].src].name, *(store.entities[e.dst].name for e in chain)]
-    )
+def chain_names(store: GraphStore, chain: list[Edge]) -> list[str]:
+    if not chain:
+        return []
+    return [store.entities[chain[0].src].name, *(store.entities[e.dst].name for e in chain)]
 
 
 def predicate_chain(store: GraphStore, src: str, dst: str, pred: str, hops: int) -> list[Edge]:

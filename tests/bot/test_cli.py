@@ -138,7 +138,7 @@ def test_ask_many_questions_and_isolation(ingested: Path, tmp_path: Path) -> Non
 async def test_console_commands(core: Core) -> None:
     chat = "console:test"
     assert "Remembered" in await console_command(core, chat, "checkout depends on payments")
-    assert "checkout → payments" in await console_command(
+    assert "checkout depends on payments" in await console_command(
         core, chat, "what does checkout depend on?"
     )
     why = await console_command(core, chat, "/why")

@@ -145,9 +145,9 @@ class TelegramFront:
     stop_event: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
 
-    async def start(self, core: Core, managers: list[int]) -> None:
+    async def start(self, core: Core, managers: list[int], **handoff_values: Any) -> None:
         settings = make_settings(self.fake)
-        handoff = handoff_settings(telegram_manager_ids=managers)
+        handoff = handoff_settings(telegram_manager_ids=managers, **handoff_values)
         self.task = asyncio.create_task(
             run_telegram(core, settings, stop_event=self.stop_event, handoff=handoff)
         )

@@ -291,3 +291,25 @@ async def test_interest_overheard_in_a_group_reaches_managers_silently(
     assert tg_api.texts(group) == []  # the bot was not addressed: it says nothing there
     stats = await hcore.stats(f"telegram:{group}")
     assert stats["messages"] == 1  # and the message is remembered
+
+
+async def test_cards_come_in_each_managers_language(
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core
+) -> None:
+    await telegram.start(
+        hcore,
+        [MANAGER_A, MANAGER_B],
+        language="ru",  # the default for managers who set none
+        manager_languages={f"telegram:{MANAGER_A}": "pt"},
+    )
+    _, reply = await telegram.say(INTEREST)
+    assert t("lead.follow_up", "pt") in reply  # the client's own language
+    (card_a,) = tg_api.cards(MANAGER_A)
+    (card_b,) = tg_api.cards(MANAGER_B)
+    assert "Quer: preço, comprar" in card_a.visible_text
+    assert "Status: aberto" in card_a.visible_text
+    assert list(buttons(card_a)) == ["Assumir", "Encerrar"]
+    assert "Хочет: цена, покупка" in card_b.visible_text
+    assert "Статус: открыт" in card_b.visible_text
+    assert list(buttons(card_b)) == ["Взять", "Закрыть"]
+    assert INTEREST in card_b.visible_text  # the client's words stay as they were said

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +94,8 @@ class FakeAnthropic:
         self.requests: list[Recorded] = []
         self.replies: deque[Reply] = deque()
         self.default: Reply = text("ok")
+        # when set, answers every request the queue does not (a scripted stand-in model)
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -122,7 +125,11 @@ class FakeAnthropic:
                 status=401,
             )
         self.requests.append(Recorded(request.path, dict(request.headers), await request.json()))
-        reply = self.replies.popleft() if self.replies else self.default
+        body = self.requests[-1].body
+        if self.replies:
+            reply = self.replies.popleft()
+        else:
+            reply = self.responder(body) if self.responder is not None else self.default
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         if reply.raw is not None:

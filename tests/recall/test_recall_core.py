@@ -75,7 +75,8 @@ async def test_when_question_cites_message_and_date(tmp_path: Path, ontology: On
     answer = await core.ask("c", "When did Rafael start at the clinic?")
     assert answer.evidence[0] == "r1"
     first = answer.answer.splitlines()[0]
-    assert "2024-04-22" in first and "[r1]" in first and "I finally started" in first
+    # the quoted sentence first, then who said it and when; the message id is in /why
+    assert first.startswith("“I finally started") and "Rafael" in first and "2024-04-22" in first
     await core.close()
 
 

@@ -1,0 +1,145 @@
+"""The text of an answer: the direct answer first, then short support (issue 17).
+
+A client reads the first line: "Policy: GDPR.", "Yes, Lumio Desk depends on Lumio Auth.", or
+the sentence of a message that holds the answer. What supports it follows, kept short: the
+path through the graph when it took more than one step, or who said the quoted sentence and
+when. Fact ids, scores and every evidence message stay in the trace (`/why`).
+
+Everything is in the question's language; predicates read as the ontology's own surface form
+for that language ("depende de", "зависит от"), names stay as the chat wrote them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.language import key_tokens, lemma, name_key, tokens
+from core.models import FactView
+from core.quote import Quote
+from core.texts import t
+from ontology import Ontology
+
+MAX_FACT_LINES = 3
+MAX_PATH_LINES = 2
+MAX_VALUES = 5
+
+# Kind words that name a narrower group inside the catch-all kind "concept": "which language"
+# asks for languages, not for every concept. An entity belongs when its name holds the word or
+# it IS_A something whose name does ("Go IS_A programming language").
+SUBKIND_WORDS: tuple[frozenset[str], ...] = tuple(
+    frozenset(key_tokens(words))
+    for words in (
+        "language languages linguagem linguagens язык языки",
+        "technology technologies tecnologia tecnologias технология технологии",
+    )
+)
+# kind words that are question words ("who", "onde", "где"): the answer is labelled with the
+# kind's own name in the question's language instead
+_QUESTION_KIND_WORDS = frozenset(key_tokens("who quem кто where onde где"))
+
+
+@dataclass(frozen=True)
+class KindAsked:
+    kind: str
+    word: str  # the kind word of the question, lemmatised ("политика" for "политику")
+    written: str  # as the question wrote it ("política": simplemma's lemma is "político")
+
+    def subkind(self) -> frozenset[str] | None:
+        return next((g for g in SUBKIND_WORDS if self.word in g), None)
+
+
+@dataclass(frozen=True)
+class Support:
+    """What an answer can draw on, already ranked; `compose` picks and orders it."""
+
+    lang: str
+    yes_no: str | None = None
+    kind: KindAsked | None = None
+    values: Sequence[str] = ()  # names of the entities of the asked kind that were reached
+    paths: Sequence[Sequence[str]] = ()
+    facts: Sequence[FactView] = ()
+    direct_facts: bool = False  # the facts hold the predicate the question asks about
+    quote: Quote | None = None
+    prefer_quote: bool = False  # e.g. a "when" question: the dated message answers it
+    unknown: Sequence[str] = ()  # names the question uses that the chat never mentioned
+
+
+def kind_asked(question: str, kind_by_key: dict[str, str]) -> KindAsked | None:
+    for raw in tokens(question):
+        key = lemma(raw)
+        if key in kind_by_key:
+            return KindAsked(kind_by_key[key], key, raw)
+    return None
+
+
+def in_subkind(name: str, group: frozenset[str], is_a_names: Sequence[str] = ()) -> bool:
+    return any(group & set(name_key(n).split()) for n in (name, *is_a_names))
+
+
+def predicate_phrase(ontology: Ontology, predicate: str, lang: str) -> str:
+    pred = ontology.predicates.get(predicate)
+    forms = pred.surface.get(lang) or pred.surface.get("en") if pred else None
+    return forms[0] if forms else predicate.lower().replace("_", " ")
+
+
+def fact_sentence(ontology: Ontology, fact: FactView, lang: str) -> str:
+    return f"{fact.subject} {predicate_phrase(ontology, fact.predicate, lang)} {fact.object}"
+
+
+def kind_label(ontology: Ontology, asked: KindAsked, lang: str) -> str:
+    if asked.word in _QUESTION_KIND_WORDS:
+        forms = ontology.kinds[asked.kind].surface.get(lang) or (asked.kind,)
+        word = forms[0]
+    else:  # Russian inflects the kind word ("какую политику"): its lemma reads right
+        word = asked.word if lang == "ru" else asked.written
+    return word[:1].upper() + word[1:]
+
+
+def yes_no_line(
+    ontology: Ontology,
+    lang: str,
+    *,
+    holds: bool,
+    subject: str,
+    predicate: str,
+    obj: str,
+    chain: Sequence[str],
+) -> str:
+    """ "Yes, A depends on B." (+ the path when it took several steps), or "No, ..." with the
+    other direction when that one is known (`chain` is then the reverse chain)."""
+    fact = f"{subject} {predicate_phrase(ontology, predicate, lang)} {obj}"
+    if holds:
+        line = t("yes_fact", lang, fact=fact)
+        return line + (f"\n{t('paths', lang)}: " + " → ".join(chain) if len(chain) > 2 else "")
+    line = t("no_fact", lang, fact=fact)
+    return line + (" " + t("reverse", lang, path=" → ".join(chain)) if chain else "")
+
+
+def quote_lines(quote: Quote, lang: str) -> str:
+    said = f"«{quote.sentence}»" if lang == "ru" else f"“{quote.sentence}”"
+    return f"{said} " + t("quote_from", lang, author=quote.author, date=f"{quote.ts:%Y-%m-%d}")
+
+
+def _path_lines(paths: Sequence[Sequence[str]], lang: str, values: Sequence[str]) -> list[str]:
+    chosen = [p for p in paths if len(p) > 2 and (not values or p[-1] in values)]
+    return [f"{t('paths', lang)}: " + " → ".join(p) for p in chosen[:MAX_PATH_LINES]]
+
+
+def compose(ontology: Ontology, s: Support) -> str:
+    """The answer text: one direct line, then at most a few lines of support."""
+    lang = s.lang
+    if s.yes_no:
+        return s.yes_no
+    if s.kind is not None and s.values:
+        values = ", ".join(s.values[:MAX_VALUES])
+        lines = [f"{kind_label(ontology, s.kind, lang)}: {values}."]
+        return "\n".join(lines + _path_lines(s.paths, lang, s.values))
+    facts = [fact_sentence(ontology, f, lang) + "." for f in s.facts[:MAX_FACT_LINES]]
+    if s.quote is not None and (s.prefer_quote or not s.direct_facts):
+        return quote_lines(s.quote, lang)
+    if facts:
+        return "\n".join(facts)
+    if s.unknown:
+        return t("nothing_about", lang, names=", ".join(s.unknown))
+    return t("nothing_found", lang)

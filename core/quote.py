@@ -1,0 +1,109 @@
+"""The sentence of an evidence message that answers a question (offline, extractive).
+
+Much of what a company tells the bot never becomes a fact ("the Pro plan is $49 per seat per
+month"), so an answer often is a sentence of a message. The sentence is chosen by the signals
+that ranked the message (core/recall.py), applied to each sentence: the question's words that
+it holds, weighted by how rare they are in the chat (BM25's idf), the question's entities that
+it names, and, for a question asking for an amount ("how much", "quanto", "сколько"), a number.
+The message's own rank breaks ties and lets a strong message win over a weak one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.language import key_tokens, name_key
+from core.recall import Hit, index_tokens
+
+MAX_QUOTE_CHARS = 300
+CANDIDATES = 5  # evidence messages whose sentences compete
+MIN_RELEVANCE = 1.0  # words + entities below this: better to say nothing was found
+ENTITY_WEIGHT = 1.5
+AMOUNT_WEIGHT = 1.0
+RANK_WEIGHT = 1.0  # the best-ranked message's bonus; later ones get less
+
+MIN_WORDS = 5  # a shorter sentence ("PayPal ainda não.") is quoted with the one before it
+# names the question writes capitalised inside a sentence ("Lumio Billing", "SSO"): a
+# sentence that holds one whole is about it; one that holds only "Lumio" is not
+_NAME = re.compile(r"(?<=\S\s)[A-ZА-ЯЁ][\w-]*(?:\s+[A-ZА-ЯЁ0-9][\w-]*)*|\b[A-ZА-ЯЁ]{2,}\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|(?<=:)\s+(?=\S+(?:\s+\S+){3,})")
+_DIGIT = re.compile(r"\d")
+# verbs and fillers every question has ("tem", "есть", "can"): they match any message
+_FILLER = frozenset(
+    key_tokens("have has tem ter há existe есть быть можно мочь can could posso pode need")
+)
+# a question that asks for an amount is answered by a sentence with a number in it
+_AMOUNT = frozenset(
+    key_tokens(
+        "how much many price cost long limit size big fast quanto quanta quantos quantas custa "
+        "preço preco valor tempo limite tamanho prazo сколько стоит цена стоимость лимит размер "
+        "срок"
+    )
+)
+
+
+@dataclass(frozen=True)
+class Quote:
+    message_id: str
+    author: str
+    ts: datetime
+    sentence: str
+    score: float
+
+
+def sentences(text: str) -> list[str]:
+    """The message split into sentences (a lead-in before ':' counts as one when what follows
+    is a sentence of its own: "Pricing update: the Pro plan is $49 ...")."""
+    parts = [p.strip() for p in _SENTENCE_END.split(text.strip())]
+    return [p for p in parts if p] or [text.strip()]
+
+
+def asks_amount(question: str) -> bool:
+    return bool(_AMOUNT & set(key_tokens(question)))
+
+
+def pick_quote(
+    question: str,
+    hits: Sequence[Hit],
+    *,
+    idf: Callable[[str], float],
+    entity_names: Sequence[str] = (),
+    skip: frozenset[str] = frozenset(),
+) -> Quote | None:
+    """The best sentence among the first evidence messages, or None when none answers.
+    `skip`: words that mark a stored explicit fact (the ontology's predicate names)."""
+    terms = set(index_tokens(question)) - _FILLER
+    # the question's entities and the names it writes capitalised ("SSO", "Starter")
+    names = list(
+        dict.fromkeys(k for k in map(name_key, [*entity_names, *_NAME.findall(question)]) if k)
+    )
+    amount = asks_amount(question)
+    best: Quote | None = None
+    top = max((h.score for h in hits[:CANDIDATES]), default=0.0) or 1.0
+    for h in hits[:CANDIDATES]:
+        parts = sentences(h.text)
+        for i, sentence in enumerate(parts):
+            if skip and any(w in skip for w in sentence.split()):
+                continue  # an explicit fact stored as "A PREDICATE B": not a person's words
+            key = " ".join(key_tokens(sentence))
+            words = sum(idf(t) for t in terms & set(index_tokens(sentence)))
+            entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
+            score = words + entities
+            if score < MIN_RELEVANCE:
+                continue  # shares (almost) nothing with the question: it answers nothing
+            if amount and _DIGIT.search(sentence):
+                score += AMOUNT_WEIGHT
+            score += RANK_WEIGHT * h.score / top
+            if best is None or score > best.score:
+                shown = sentence
+                if i and len(sentence.split()) < MIN_WORDS:
+                    shown = f"{parts[i - 1]} {sentence}"
+                best = Quote(h.id, h.author, h.ts, _clip(shown), score)
+    return best
+
+
+def _clip(sentence: str) -> str:
+    return sentence if len(sentence) <= MAX_QUOTE_CHARS else sentence[: MAX_QUOTE_CHARS - 1] + "…"

@@ -1,0 +1,133 @@
+"""Issue 17 through the real core (real Kùzu, the offline model): the direct answer first, in
+the question's language, from messages as well as facts, and nothing that reads as garbage."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from core.service import Core
+from core.texts import t
+
+CHAINS = {
+    "en": ["checkout depends on payments", "payments depends on antifraud"],
+    "pt": ["checkout depende de pagamentos", "pagamentos depende do antifraude"],
+    "ru": ["чекаут зависит от платежей", "платежи зависят от антифрода"],
+}
+POLICY = {
+    "en": "antifraud requires encryption at rest",
+    "pt": "antifraude exige criptografia em repouso",
+    "ru": "антифрод требует шифрование данных",
+}
+
+
+async def _tell(core: Core, chat: str, *texts: str) -> None:
+    for text in texts:
+        await core.remember(chat, author="Ana", text=text, ts=datetime(2026, 11, 2, tzinfo=UTC))
+
+
+@pytest.mark.parametrize(
+    ("lang", "yes_q", "no_q", "yes", "no"),
+    [
+        (
+            "en",
+            "Does checkout depend on antifraud?",
+            "Does antifraud depend on payments?",
+            "Yes",
+            "No",
+        ),
+        (
+            "pt",
+            "O checkout depende do antifraude?",
+            "O antifraude depende de pagamentos?",
+            "Sim",
+            "Não",
+        ),
+        ("ru", "Зависит ли чекаут от антифрода?", "зависит ли антифрод от платежей?", "Да", "Нет"),
+    ],
+)
+async def test_yes_no_in_three_languages_and_word_orders(
+    real_core: Core, lang: str, yes_q: str, no_q: str, yes: str, no: str
+) -> None:
+    await _tell(real_core, lang, *CHAINS[lang])
+    got = await real_core.ask(lang, yes_q)
+    assert got.answer.startswith(yes), got.answer
+    assert got.language == lang
+    answer = (await real_core.ask(lang, no_q)).answer
+    assert answer.startswith(no), answer
+    assert "→" in answer  # the known other direction explains the "no"
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "value", "label"),
+    [
+        ("en", "Which policy applies to checkout?", "encryption at rest", "Policy:"),
+        ("pt", "Qual política se aplica ao checkout?", "criptografia em repouso", "Política:"),
+        ("ru", "Какая политика действует для чекаута?", "шифрование данных", "Политика:"),
+    ],
+)
+async def test_kind_question_answers_with_the_value_first(
+    real_core: Core, lang: str, question: str, value: str, label: str
+) -> None:
+    await _tell(real_core, lang, *CHAINS[lang], POLICY[lang])
+    answer = (await real_core.ask(lang, question)).answer
+    first, *support = answer.splitlines()
+    assert first == f"{label} {value}."
+    assert support and "→" in support[0]  # the path: it took several steps
+
+
+async def test_which_service_lists_only_the_one_it_asks_about(real_core: Core) -> None:
+    await _tell(real_core, "c", *CHAINS["en"], POLICY["en"])
+    answer = (await real_core.ask("c", "which service is subject to encryption at rest?")).answer
+    assert answer == "Service: antifraud."  # no stray "no facts about service" before it
+
+
+async def test_which_language_lists_only_languages(real_core: Core) -> None:
+    await _tell(
+        real_core,
+        "c",
+        "billing uses Python",
+        "billing uses Redis",
+        "Python is a programming language",
+        "Redis is a database",
+    )
+    assert (
+        await real_core.ask("c", "which language does billing use?")
+    ).answer == "Language: Python."
+    pt = (await real_core.ask("c", "que linguagem o billing usa?")).answer
+    assert pt.startswith("Linguagem: Python") and "Redis" not in pt
+
+
+async def test_a_message_answers_when_no_fact_does(real_core: Core) -> None:
+    await _tell(
+        real_core,
+        "c",
+        "Pricing update for everyone: the Pro plan is $49 per seat per month. Starter is free.",
+        "checkout depends on payments",
+    )
+    answer = await real_core.ask("c", "How much is the Pro plan? We want to buy 20 seats.")
+    first = answer.answer.splitlines()[0]
+    assert first.startswith("“the Pro plan is $49 per seat per month.”"), first
+    assert "Ana" in first and "2026-11-02" in first
+    assert "no facts" not in answer.answer.lower()
+
+
+@pytest.mark.parametrize("lang", ["en", "pt", "ru"])
+async def test_nothing_found_is_one_clear_sentence(real_core: Core, lang: str) -> None:
+    await _tell(real_core, "c", *CHAINS["en"])
+    question = {
+        "en": "How much is the Pro plan? We want to buy 20 seats.",
+        "pt": "Quanto custa o plano Pro para 20 pessoas?",
+        "ru": "Сколько стоит тариф Про на 20 мест?",
+    }[lang]
+    answer = (await real_core.ask("c", question)).answer
+    assert answer == t("nothing_found", lang)
+
+
+async def test_reply_language_follows_the_chat_for_short_messages(real_core: Core) -> None:
+    await _tell(real_core, "c", *CHAINS["pt"])
+    reply = await real_core.handle_message("c", author="cli", text="Quanto custa o plano anual?")
+    assert reply.answer is not None and reply.answer.language == "pt"
+    short = await real_core.handle_message("c", author="cli", text="checkout?")
+    assert short.answer is not None and short.answer.language == "pt"  # the chat's language
