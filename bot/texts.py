@@ -24,11 +24,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": 'Num chat privado, conte-me fatos ("checkout depende de payments") e faça perguntas. Num grupo eu ouço tudo e respondo quando sou mencionado, quando respondem a uma mensagem minha ou com um comando.',
         "ru": 'В личном чате сообщайте факты ("checkout зависит от payments") и задавайте вопросы. В группе я слушаю всё и отвечаю, когда меня упоминают, отвечают на моё сообщение или дают команду.',
     },
-    "telegram.help_commands": {
-        "en": "Commands:",
-        "pt": "Comandos:",
-        "ru": "Команды:",
-    },
+    "telegram.help_commands": {"en": "Commands:", "pt": "Comandos:", "ru": "Команды:"},
     "telegram.ask_usage": {
         "en": "Usage: /ask <question>",
         "pt": "Uso: /ask <pergunta>",
@@ -84,26 +80,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Este botão expirou.",
         "ru": "Срок действия кнопки истёк.",
     },
-    "telegram.yes_forget": {
-        "en": "Yes, forget",
-        "pt": "Sim, esquecer",
-        "ru": "Да, забыть",
-    },
-    "telegram.cancel": {
-        "en": "Cancel",
-        "pt": "Cancelar",
-        "ru": "Отмена",
-    },
-    "telegram.approve": {
-        "en": "Approve",
-        "pt": "Aprovar",
-        "ru": "Одобрить",
-    },
-    "telegram.reject": {
-        "en": "Reject",
-        "pt": "Rejeitar",
-        "ru": "Отклонить",
-    },
+    "telegram.yes_forget": {"en": "Yes, forget", "pt": "Sim, esquecer", "ru": "Да, забыть"},
+    "telegram.cancel": {"en": "Cancel", "pt": "Cancelar", "ru": "Отмена"},
+    "telegram.approve": {"en": "Approve", "pt": "Aprovar", "ru": "Одобрить"},
+    "telegram.reject": {"en": "Reject", "pt": "Rejeitar", "ru": "Отклонить"},
     "telegram.nothing_pending": {
         "en": "Nothing waiting for review.",
         "pt": "Nada aguardando revisão.",
@@ -260,11 +240,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "<@{user}> me disse: {statement}",
         "ru": "<@{user}> сообщил(а): {statement}",
     },
-    "slack.path": {
-        "en": "Path",
-        "pt": "Caminho",
-        "ru": "Путь",
-    },
+    "slack.path": {"en": "Path", "pt": "Caminho", "ru": "Путь"},
     "slack.trace_hint": {
         "en": "trace `{trace}` · `{cmd} why {trace}` explains this answer",
         "pt": "rastro `{trace}` · `{cmd} why {trace}` explica esta resposta",
@@ -290,16 +266,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Esquecer *tudo* o que lembro desta conversa? Não há como desfazer.",
         "ru": "Забыть *всё*, что я помню из этой беседы? Отменить будет нельзя.",
     },
-    "slack.forget_button": {
-        "en": "Forget",
-        "pt": "Esquecer",
-        "ru": "Забыть",
-    },
-    "slack.cancel_button": {
-        "en": "Cancel",
-        "pt": "Cancelar",
-        "ru": "Отмена",
-    },
+    "slack.forget_button": {"en": "Forget", "pt": "Esquecer", "ru": "Забыть"},
+    "slack.cancel_button": {"en": "Cancel", "pt": "Cancelar", "ru": "Отмена"},
     "slack.forgot_entity": {
         "en": "<@{user}> erased *{name}* ({count} facts).",
         "pt": "<@{user}> apagou *{name}* ({count} fatos).",
@@ -335,16 +303,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "…e mais {count}; revise estes primeiro.",
         "ru": "…и ещё {count}; сначала проверьте эти.",
     },
-    "slack.approve_button": {
-        "en": "Approve",
-        "pt": "Aprovar",
-        "ru": "Подтвердить",
-    },
-    "slack.reject_button": {
-        "en": "Reject",
-        "pt": "Rejeitar",
-        "ru": "Отклонить",
-    },
+    "slack.approve_button": {"en": "Approve", "pt": "Aprovar", "ru": "Подтвердить"},
+    "slack.reject_button": {"en": "Reject", "pt": "Rejeitar", "ru": "Отклонить"},
     "slack.approved": {
         "en": "<@{user}> approved: {fact}",
         "pt": "<@{user}> aprovou: {fact}",
@@ -450,16 +410,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Uma pessoa da nossa equipe vai entrar em contato com você em breve.",
         "ru": "С вами скоро свяжется сотрудник нашей команды.",
     },
-    "lead.take": {
-        "en": "Take",
-        "pt": "Assumir",
-        "ru": "Взять",
-    },
-    "lead.close": {
-        "en": "Close",
-        "pt": "Encerrar",
-        "ru": "Закрыть",
-    },
+    "lead.take": {"en": "Take", "pt": "Assumir", "ru": "Взять"},
+    "lead.close": {"en": "Close", "pt": "Encerrar", "ru": "Закрыть"},
     "lead.closed_ok": {
         "en": "Lead {id} closed.",
         "pt": "Lead {id} encerrado.",
@@ -478,11 +430,7 @@ _TEXTS: dict[str, dict[str, str]] = {
     "lead.slack.close_usage": {
         "en": "Say which lead: `{cmd} close <lead id>` (the ids are in /leads).",
     },
-    "lead.taken_ok": {
-        "en": "The lead is yours.",
-        "pt": "O lead é seu.",
-        "ru": "Лид ваш.",
-    },
+    "lead.taken_ok": {"en": "The lead is yours.", "pt": "O lead é seu.", "ru": "Лид ваш."},
     "lead.already_taken": {
         "en": "Sorry, {name} already took this lead.",
         "pt": "Desculpe, {name} já assumiu este lead.",
@@ -511,9 +459,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Gerencie os leads num chat privado comigo, por favor.",
         "ru": "Пожалуйста, работайте с лидами в личном чате со мной.",
     },
-    "lead.slack.leads_hint": {
-        "en": "Close a lead with `{cmd} close <lead id>`.",
-    },
+    "lead.slack.leads_hint": {"en": "Close a lead with `{cmd} close <lead id>`."},
 }
 
 

@@ -114,10 +114,6 @@ _TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def has_text(key: str) -> bool:
-    return key in _TEXTS
-
-
 def t(key: str, lang: str, **kwargs: object) -> str:
     table = _TEXTS[key]
     return table.get(lang, table["en"]).format(**kwargs)
