@@ -7,6 +7,7 @@ implement these without inheriting from them; test fakes do the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
@@ -216,23 +217,25 @@ class ChatMemory(Protocol):
     ) -> IngestResult: ...
 
 
+@dataclass(frozen=True)
+class MessageHandled:
+    """The event Core publishes after handling a message (answered, remembered or overheard)."""
+
+    chat: str
+    reply: Reply  # for an overheard message: what was remembered, with no text
+    author: str
+    text: str
+    message_id: str | None
+    ts: datetime | None
+    lang: str
+    client: ClientInfo | None
+
+
 class MessageListener(Protocol):
     """Told by Core after each message it handled (the hand-off, core/handoff/service.py). It
-    may return the reply with something added; it never fails the reply."""
+    may return the reply with something marked on it; it never fails the reply."""
 
-    async def after_message(
-        self,
-        core: ChatMemory,
-        chat: str,
-        reply: Reply,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None,
-        ts: datetime | None,
-        lang: str,
-        client: ClientInfo | None,
-    ) -> Reply: ...
+    async def after_message(self, core: ChatMemory, event: MessageHandled) -> Reply: ...
 
 
 class Notifier(Protocol):

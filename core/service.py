@@ -41,6 +41,7 @@ from core.ports import (
     GraphStore,
     GraphStores,
     Llm,
+    MessageHandled,
 )
 from core.worlds import params_for, world_maturity
 from ontology import Ontology
@@ -156,20 +157,11 @@ class Core:
                 ingest=result,
                 language=lang,
             )
-        # hand-off (issue 8, core/handoff/): buying interest notifies managers and adds a
-        # "a person will follow up" line to the reply. Never fails the reply.
+        # hand-off (issue 8, core/handoff/): buying interest notifies managers and marks the
+        # reply, so the front-end says a person will follow up. Never fails the reply.
         if self.handoff is not None:
-            reply = await self.handoff.after_message(
-                self,
-                chat,
-                reply,
-                author=author,
-                text=text,
-                message_id=message_id,
-                ts=ts,
-                lang=lang,
-                client=client,
-            )
+            event = MessageHandled(chat, reply, author, text, message_id, ts, lang, client)
+            reply = await self.handoff.after_message(self, event)
         return reply
 
     async def observe(
@@ -190,17 +182,10 @@ class Core:
             kind: Literal["remembered", "noted"] = (
                 "remembered" if result.stored or result.pending else "noted"
             )
-            await self.handoff.after_message(
-                self,
-                chat,
-                Reply(kind=kind, text="", ingest=result),
-                author=author,
-                text=text,
-                message_id=result.message_id,
-                ts=ts,
-                lang=await self._answers.language(chat, text),
-                client=client,
-            )
+            lang = await self._answers.language(chat, text)
+            said = Reply(kind=kind, text="", ingest=result, language=lang)
+            event = MessageHandled(chat, said, author, text, result.message_id, ts, lang, client)
+            await self.handoff.after_message(self, event)
         return result
 
     # ================================================================== explain & manage

@@ -30,7 +30,7 @@ from core.handoff.context import _context, _known_product
 from core.handoff.intent import Intent, detect_intent
 from core.language import clean_name
 from core.models import ClientInfo, CloseOutcome, HandOff, Reply, TakeOutcome, TripleIn
-from core.ports import ChatMemory, Clock, HandoffRepository, Notifier
+from core.ports import ChatMemory, Clock, HandoffRepository, MessageHandled, Notifier
 from core.rows import new_id
 
 log = logging.getLogger(__name__)
@@ -88,43 +88,32 @@ class HandoffService:
         return result
 
     # ---------------------------------------------------------------- the Core hook
-    async def after_message(
-        self,
-        core: ChatMemory,
-        chat: str,
-        reply: Reply,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None,
-        ts: datetime | None,
-        lang: str,
-        client: ClientInfo | None,
-    ) -> Reply:
-        """Called by Core.handle_message once the message was answered or remembered."""
+    async def after_message(self, core: ChatMemory, event: MessageHandled) -> Reply:
+        """Told by Core once a message was answered, remembered or overheard."""
+        e, reply = event, event.reply
         if reply.ingest is not None and reply.ingest.duplicate:
             return reply  # a redelivered message was handled the first time
         intent = await detect_intent(
-            text, core.llm, language=lang, min_confidence=self.config.min_confidence
+            e.text, core.llm, language=e.lang, min_confidence=self.config.min_confidence
         )
         if intent is None:
             return reply
-        who = client or ClientInfo(name=author)
+        who = e.client or ClientInfo(name=e.author)
         try:
             h = await self.raise_interest(
                 core,
-                chat,
+                e.chat,
                 intent,
                 client=who,
-                author=author,
-                text=text,
-                message_id=message_id,
-                ts=ts,
-                lang=lang,
+                author=e.author,
+                text=e.text,
+                message_id=e.message_id,
+                ts=e.ts,
+                lang=e.lang,
                 reply=reply,
             )
         except Exception:
-            log.exception("chat=%s hand-off failed", chat)
+            log.exception("chat=%s hand-off failed", e.chat)
             return reply
         if h is None:
             return reply
