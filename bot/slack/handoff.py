@@ -179,7 +179,7 @@ def register_handoff(
         fallback = body["user"].get("name") or body["user"].get("username")
         return user, await people.name(client, user, fallback=fallback)
 
-    async def on_take(
+    async def on_press(
         *,
         ack: AsyncAck,
         action: dict[str, Any],
@@ -187,31 +187,20 @@ def register_handoff(
         respond: AsyncRespond,
         client: AsyncWebClient,
     ) -> None:
+        """Take or Close on a card, by a manager; every card then shows it too."""
         await ack()
         if not await managers.is_manager(body["user"]["id"]):
             await private(respond, t("lead.slack.managers_only"))
             return
         user, name = await presser(body, client)
-        outcome = await service.take(str(action.get("value")), manager=f"slack:{user}", name=name)
-        text, _ = take_reply(outcome, language, _owner)  # the leads channel's language
+        handoff_id, manager = str(action.get("value")), f"slack:{user}"
+        if action.get("action_id") == ACTION_TAKE:
+            taken = await service.take(handoff_id, manager=manager, name=name)
+            text, _ = take_reply(taken, language, _owner)  # the leads channel's language
+        else:
+            closed = await service.close(handoff_id, manager=manager, name=name)
+            text = close_reply(closed, handoff_id, language)
         await private(respond, text)
-
-    async def on_close(
-        *,
-        ack: AsyncAck,
-        action: dict[str, Any],
-        body: dict[str, Any],
-        respond: AsyncRespond,
-        client: AsyncWebClient,
-    ) -> None:
-        await ack()
-        if not await managers.is_manager(body["user"]["id"]):
-            await private(respond, t("lead.slack.managers_only"))
-            return
-        user, name = await presser(body, client)
-        handoff_id = str(action.get("value"))
-        outcome = await service.close(handoff_id, manager=f"slack:{user}", name=name)
-        await private(respond, close_reply(outcome, handoff_id, language))  # the cards show it too
 
     async def close_command(inv: Invocation) -> None:
         """`/kb close <lead id>`: for a lead whose card is out of sight."""
@@ -236,7 +225,7 @@ def register_handoff(
         blocks = [*sections(text), context(hint)]
         await respond_in_pages(respond, text, blocks, response_type="ephemeral")
 
-    app.action(ACTION_TAKE)(keyword_only(on_take))
-    app.action(ACTION_CLOSE)(keyword_only(on_close))
+    app.action(ACTION_TAKE)(keyword_only(on_press))
+    app.action(ACTION_CLOSE)(keyword_only(on_press))
     app.command(LEADS_COMMAND)(keyword_only(on_leads))
     return {"close": close_command}

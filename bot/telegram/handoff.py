@@ -112,41 +112,26 @@ class TelegramNotifier:
             raise
 
 
-async def on_take(
+async def on_card_button(
     query: CallbackQuery,
-    callback_data: TakeCb,
+    callback_data: TakeCb | CloseCb,
     handoff: Leads,
     handoff_managers: frozenset[int],
 ) -> None:
+    """Take or Close on a card, by a manager; every card then shows it too."""
     user = query.from_user
     lang = lang_of(user)
     if user.id not in handoff_managers:
         await query.answer(t("lead.managers_only", lang), show_alert=True)
         return
-    outcome = await handoff.take(
-        callback_data.id, manager=f"telegram:{user.id}", name=user.full_name
-    )
-    text, refused = take_reply(outcome, lang, lambda h: h.taken_by_name or h.taken_by or "?")
+    manager, name = f"telegram:{user.id}", user.full_name
+    if isinstance(callback_data, TakeCb):
+        taken = await handoff.take(callback_data.id, manager=manager, name=name)
+        text, refused = take_reply(taken, lang, lambda h: h.taken_by_name or h.taken_by or "?")
+    else:
+        closed = await handoff.close(callback_data.id, manager=manager, name=name)
+        text, refused = close_reply(closed, callback_data.id, lang), closed.result != "closed"
     await query.answer(text, show_alert=refused)
-
-
-async def on_close(
-    query: CallbackQuery,
-    callback_data: CloseCb,
-    handoff: Leads,
-    handoff_managers: frozenset[int],
-) -> None:
-    user = query.from_user
-    lang = lang_of(user)
-    if user.id not in handoff_managers:
-        await query.answer(t("lead.managers_only", lang), show_alert=True)
-        return
-    outcome = await handoff.close(
-        callback_data.id, manager=f"telegram:{user.id}", name=user.full_name
-    )
-    await query.answer(
-        close_reply(outcome, callback_data.id, lang), show_alert=outcome.result != "closed"
-    )
 
 
 async def _manager_in_private(message: Message, managers: frozenset[int]) -> bool:
@@ -201,8 +186,8 @@ def make_router() -> Router:
     """Registered before the free-text router, so /leads and /close are not taken for unknown
     commands."""
     router = Router(name="handoff")
-    router.callback_query.register(on_take, TakeCb.filter())
-    router.callback_query.register(on_close, CloseCb.filter())
+    router.callback_query.register(on_card_button, TakeCb.filter())
+    router.callback_query.register(on_card_button, CloseCb.filter())
     router.message.register(cmd_leads, Command("leads"))
     router.message.register(cmd_close, Command("close"))
     return router
