@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from core.contract import CoreApi
 from core.errors import CoreError
-from core.models import IngestResult, TripleIn
+from core.models import ImportItem, IngestResult, TripleIn
 
 
 def _parse_ts(value: Any) -> datetime | None:
@@ -44,41 +44,28 @@ def parse_line(raw: str, lineno: int) -> ImportLine:
     item = json.loads(raw)
     if not isinstance(item, dict):
         raise ValueError("a line must be a JSON object")
+    message_id = None if item.get("id") is None else str(item["id"])
     if "predicate" in item:
         fields = {k: item[k] for k in TripleIn.model_fields if k in item}
         author = str(item.get("author", "import"))
-        return ImportLine(lineno, author, item.get("id"), triple=TripleIn(**fields))
+        return ImportLine(lineno, author, message_id, triple=TripleIn(**fields))
     if "text" in item:
         author = str(item.get("author") or "unknown")
         ts = _parse_ts(item.get("ts"))
-        return ImportLine(lineno, author, item.get("id"), text=str(item["text"]), ts=ts)
+        return ImportLine(lineno, author, message_id, text=str(item["text"]), ts=ts)
     raise ValueError("a line needs 'text' (a message) or 'predicate' (a fact)")
 
 
 async def remember_lines(
     core: CoreApi, chat: str, lines: list[ImportLine]
 ) -> list[IngestResult | CoreError]:
-    """Each line's result, or the core's error for that line, in order."""
-    out: list[IngestResult | CoreError] = []
-    for line in lines:
-        try:
-            if line.triple is not None:
-                result = await core.remember_triple(
-                    chat, line.triple, author=line.author, message_id=line.message_id
-                )
-            else:
-                result = await core.remember(
-                    chat,
-                    author=line.author,
-                    text=line.text or "",
-                    message_id=line.message_id,
-                    ts=line.ts,
-                )
-        except CoreError as exc:
-            out.append(exc)
-            continue
-        out.append(result)
-    return out
+    """Each line's result, or the core's error for that line, in order (the core's bulk path:
+    one transaction and batched embeddings per call)."""
+    items = [
+        ImportItem(author=x.author, message_id=x.message_id, text=x.text, triple=x.triple, ts=x.ts)
+        for x in lines
+    ]
+    return await core.remember_many(chat, items) if items else []
 
 
 class _Import:

@@ -8,15 +8,18 @@ attribute probed with getattr.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from core.errors import CoreError
 from core.models import (
     Answer,
     ClientInfo,
     CloseOutcome,
     FactView,
     HandOff,
+    ImportItem,
     IngestResult,
     PendingFact,
     Reply,
@@ -101,6 +104,12 @@ class CoreApi(Protocol):
     async def remember_triple(
         self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
     ) -> IngestResult: ...
+
+    async def remember_many(
+        self, chat: str, items: Sequence[ImportItem]
+    ) -> list[IngestResult | CoreError]:
+        """An import's batch: each item's result or the error that refused it, in order."""
+        ...
 
     async def why(self, chat: str, trace_id: str | None = None) -> Trace | None: ...
 

@@ -76,6 +76,18 @@ class Rejection(BaseModel):
     reason: str
 
 
+class ImportItem(BaseModel):
+    """One line of an import (`python -m bot ingest`): a message (text) or a fact (triple)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    author: str
+    message_id: str | None = None
+    text: str | None = None
+    triple: TripleIn | None = None
+    ts: datetime | None = None
+
+
 class IngestResult(BaseModel):
     message_id: str
     duplicate: bool = False

@@ -7,6 +7,7 @@ implement these without inheriting from them; test fakes do the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
@@ -169,6 +170,9 @@ class GraphStore(Protocol):
     def add_trace(self, trace_id: str, body: str, now: datetime) -> None: ...
     def trace(self, trace_id: str) -> str | None: ...
     def export(self) -> dict[str, Any]: ...
+    def transaction(self) -> AbstractContextManager[None]:
+        """Writes inside commit together (a bulk import's batch); nested ones join it."""
+        ...
 
 
 class GraphStores(Protocol):
@@ -186,6 +190,10 @@ class GraphStores(Protocol):
         ...
 
     async def delete(self, chat: str) -> None: ...
+
+    async def discard(self, chat: str) -> None:
+        """Drop a chat's in-memory indexes; they are reloaded from disk on next use."""
+        ...
 
     def chats(self) -> list[str]: ...
 

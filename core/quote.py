@@ -17,11 +17,15 @@ from datetime import datetime
 
 from core.language import key_tokens, name_key
 from core.recall import Hit, index_tokens
+from core.vocabulary import equivalents
 
 MAX_QUOTE_CHARS = 300
 CANDIDATES = 5  # evidence messages whose sentences compete
 MIN_RELEVANCE = 1.0  # words + entities below this: better to say nothing was found
 ENTITY_WEIGHT = 1.5
+# a shared word counts at least this much: in a new chat of a few messages every word is
+# "common" by idf, yet "free trial" in the question and the message still means something
+MIN_IDF = 0.5
 AMOUNT_WEIGHT = 1.0
 RANK_WEIGHT = 1.0  # the best-ranked message's bonus; later ones get less
 
@@ -75,7 +79,8 @@ def pick_quote(
 ) -> Quote | None:
     """The best sentence among the first evidence messages, or None when none answers.
     `skip`: words that mark a stored explicit fact (the ontology's predicate names)."""
-    terms = set(index_tokens(question)) - _FILLER
+    terms = set(index_tokens(question))
+    terms = (terms | equivalents(terms)) - _FILLER  # a sentence in another language too
     # the question's entities and the names it writes capitalised ("SSO", "Starter")
     names = list(
         dict.fromkeys(k for k in map(name_key, [*entity_names, *_NAME.findall(question)]) if k)
@@ -89,7 +94,7 @@ def pick_quote(
             if skip and any(w in skip for w in sentence.split()):
                 continue  # an explicit fact stored as "A PREDICATE B": not a person's words
             key = " ".join(key_tokens(sentence))
-            words = sum(idf(t) for t in terms & set(index_tokens(sentence)))
+            words = sum(max(idf(t), MIN_IDF) for t in terms & set(index_tokens(sentence)))
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities
             if score < MIN_RELEVANCE:

@@ -10,18 +10,20 @@ state. After each handled message the optional MessageListener (the hand-off) is
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from core.clock import SystemClock
 from core.config import CoreConfig
 from core.contract import CoreApi, HandoffDesk
-from core.errors import NotFound
+from core.errors import CoreError, NotFound
 from core.language import is_question, name_key
 from core.models import (
     Answer,
     ClientInfo,
     FactView,
+    ImportItem,
     IngestResult,
     PendingFact,
     Reply,
@@ -30,8 +32,8 @@ from core.models import (
     WorldInfo,
 )
 from core.pipeline.answer import Answerer
+from core.pipeline.bulk import BulkIngest
 from core.pipeline.context import Context
-from core.pipeline.ingest import Ingest
 from core.pipeline.maintenance import Maintenance, decayed_confidence
 from core.pipeline.render import render_ingest_text
 from core.ports import (
@@ -95,7 +97,7 @@ class Core:
             clock=clock,
             llm=self.llm,
         )
-        self._ingest = Ingest(ctx)
+        self._ingest = BulkIngest(ctx)
         self._answers = Answerer(ctx)
         self._maintenance = Maintenance(ctx, self._ingest)
 
@@ -121,6 +123,14 @@ class Core:
         return await self._ingest.remember_triple(
             chat, triple, author=author, message_id=message_id
         )
+
+    async def remember_many(
+        self, chat: str, items: Sequence[ImportItem]
+    ) -> list[IngestResult | CoreError]:
+        """An import's batch (`python -m bot ingest`): each item's result or the error that
+        refused it, in order, as remember / remember_triple would give; written in one
+        transaction with the embeddings computed together (core/pipeline/bulk.py)."""
+        return await self._ingest.remember_many(chat, items)
 
     async def remember_fact_from(self, chat: str, triple: TripleIn, *, source: str) -> IngestResult:
         """A fact derived from an already stored message (e.g. a hand-off's INTERESTED_IN),

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from core.language import clean_name, name_key
 from core.models import REVIEW_THRESHOLD, IngestResult, Rejection, TripleIn
 from core.pipeline.context import Stage
-from core.ports import GraphStore
+from core.ports import GraphStore, Vector
 from core.rows import PlannedEntity, PlannedFact
 
 log = logging.getLogger(__name__)
@@ -23,8 +23,15 @@ class _Unresolvable(Exception):
 
 class Writer(Stage):
     def write_triples(
-        self, store: GraphStore, triples: Sequence[TripleIn], *, source: str, world: str
+        self,
+        store: GraphStore,
+        triples: Sequence[TripleIn],
+        *,
+        source: str,
+        world: str,
+        names: Mapping[str, Vector] | None = None,
     ) -> IngestResult:
+        """names: vectors of names embedded beforehand (a bulk import's batch), by name."""
         now = self.clock.now()
         result = IngestResult(message_id=source, world=world)
         planned: list[PlannedFact] = []
@@ -68,7 +75,7 @@ class Writer(Stage):
                 )
             )
         if planned:
-            planned = self.attach_embeddings(planned, fresh)
+            planned = self.attach_embeddings(planned, fresh, names or {})
             outcome = store.write_facts(planned, source=source, now=now, world=world)
             result.stored = outcome.stored
             result.superseded = outcome.superseded
@@ -119,14 +126,18 @@ class Writer(Stage):
         return PlannedEntity(eid, f_kind, name, key, world, ident, None)
 
     def attach_embeddings(
-        self, planned: list[PlannedFact], fresh: dict[str, tuple[str, str, str, str]]
+        self,
+        planned: list[PlannedFact],
+        fresh: dict[str, tuple[str, str, str, str]],
+        known: Mapping[str, Vector],
     ) -> list[PlannedFact]:
         names = {eid: fresh[eid][1] for eid in fresh}
         if not names:
             return planned
-        ids = list(names)
-        vecs = self.embedder.embed([names[i] for i in ids])
-        by_id = dict(zip(ids, vecs, strict=True))
+        by_id = {eid: known[name] for eid, name in names.items() if name in known}
+        ids = [eid for eid in names if eid not in by_id]
+        if ids:
+            by_id.update(zip(ids, self.embedder.embed([names[i] for i in ids]), strict=True))
 
         def with_vec(e: PlannedEntity) -> PlannedEntity:
             vec = by_id.get(e.id)

@@ -12,6 +12,7 @@ import numpy.typing as npt
 from core.index.words import MessageIndex, Vector, Vectors, top_rows
 from core.recall.config import RecallConfig
 from core.recall.periods import Period, parse_period
+from core.vocabulary import widened
 
 SIGNALS = ("meaning", "words", "entities", "speaker", "time", "neighbours")
 
@@ -59,7 +60,8 @@ def gather(
     short = (lengths < cfg.min_tokens).astype(np.float32) * cfg.short_penalty
     meaning = row_sims - short
     out.lists["meaning"] = [index.ids[r] for r in top_rows(meaning, depth)]
-    bm = index.bm25_scores(question, k1=cfg.bm25_k1, b=cfg.bm25_b)
+    # the question's words and their equivalents in the other languages (core/vocabulary.py)
+    bm = index.bm25_scores(widened(question), k1=cfg.bm25_k1, b=cfg.bm25_b)
     relevance = meaning
     if bm is not None:
         out.lists["words"] = [index.ids[r] for r in top_rows(bm, depth) if bm[r] > 0]

@@ -151,6 +151,9 @@ class KuzuConnection:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        if self._in_tx:  # nested (a bulk import's batch around write_facts): the outer commits
+            yield
+            return
         self._in_tx = True
         try:
             yield from self._transaction()

@@ -220,6 +220,12 @@ class StorePool:
         if len(self._attached) > self.max_open:
             await self._evict()
 
+    async def discard(self, chat: str) -> None:
+        """Forget a chat's in-memory indexes (after a rolled-back bulk write left them ahead of
+        the database); the next operation reloads them from disk."""
+        async with self._lock(chat):
+            await self._drop(chat)
+
     async def delete(self, chat: str) -> None:
         async with self._lock(chat):
             await self._drop(chat)

@@ -131,3 +131,12 @@ async def test_reply_language_follows_the_chat_for_short_messages(real_core: Cor
     assert reply.answer is not None and reply.answer.language == "pt"
     short = await real_core.handle_message("c", author="cli", text="checkout?")
     assert short.answer is not None and short.answer.language == "pt"  # the chat's language
+
+
+async def test_a_message_in_another_language_answers_through_everyday_equivalents(
+    real_core: Core,
+) -> None:
+    await _tell(real_core, "c", "reminder: the free trial is 14 days, no credit card needed")
+    answer = await real_core.ask("c", "Tem teste grátis?")
+    assert answer.language == "pt"
+    assert "14 days" in answer.answer and "de uma mensagem de Ana" in answer.answer

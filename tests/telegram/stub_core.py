@@ -7,14 +7,17 @@ this file: a stub that drifts from the contract fails there (see _implements_con
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
 from core.contract import CoreApi, Leads
+from core.errors import CoreError
 from core.models import (
     Answer,
     ClientInfo,
     FactView,
+    ImportItem,
     IngestResult,
     PendingFact,
     Reply,
@@ -88,6 +91,11 @@ class StubCore:
         self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
     ) -> IngestResult:
         self._unscripted("remember_triple", chat)
+
+    async def remember_many(
+        self, chat: str, items: Sequence[ImportItem]
+    ) -> list[IngestResult | CoreError]:
+        self._unscripted("remember_many", chat)
 
     async def why(self, chat: str, trace_id: str | None = None) -> Trace | None:
         self._unscripted("why", chat)

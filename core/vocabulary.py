@@ -1,0 +1,96 @@
+"""Everyday words of client conversations in English, Portuguese and Russian, as equivalents.
+
+Offline, a question and the message that answers it are matched by their words (BM25 and the
+quoted sentence, core/recall/ and core/quote.py), and a company often tells the bot something
+in one language that a client asks about in another ("Tem teste grátis?" against "the free
+trial is 14 days"). The offline English embedding model does not bridge languages, so a
+question's words are also looked up here and their equivalents searched too. The list covers
+what clients of a company commonly ask about (prices, plans, trials, support, payment,
+documents, data, product features); it is not a dictionary. Each line is one meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from core.language import key_tokens
+
+# en | pt | ru — several words per language allowed, one meaning per line
+_EQUIVALENTS = """
+price prices pricing cost costs | preço preços custo custa valor | цена стоимость стоить
+plan plans tier | plano planos | тариф тарифы план
+free | grátis gratuito gratuita | бесплатный бесплатно
+trial | teste avaliação | пробный триал
+discount discounts | desconto descontos | скидка скидки
+annual yearly year | anual ano | годовой год
+monthly month | mensal mês | месячный месяц
+pay payment payments paying | pagar pagamento pagamentos | платить оплатить оплата платёж
+card | cartão | карта
+invoice invoices bill | fatura nota boleto | счёт счет
+receipt receipts | recibo | чек
+contract | contrato | договор контракт
+refund refunds | reembolso devolução | возврат
+cancel cancellation | cancelar cancelamento | отменить отмена
+subscription | assinatura | подписка
+support | suporte atendimento | поддержка
+hours schedule | horário horários | часы график
+phone telephone call | telefone ligação | телефон звонок
+email | email e-mail | почта email
+office | escritório sede | офис
+address | endereço | адрес
+weekend weekends | fim-de-semana | выходные
+user users seat seats | usuário usuários licença licenças | пользователь пользователи место места
+team | equipe time | команда
+limit limits | limite limites | лимит ограничение
+storage | armazenamento | хранилище
+size | tamanho | размер
+file files attachment attachments | arquivo arquivos anexo anexos | файл вложение
+request requests | requisição requisições | запрос запросы
+data | dados | данные
+stored hosted store host | armazenados hospedados hospedagem | хранятся хранить
+security secure | segurança seguro | безопасность
+encryption encrypted | criptografia criptografados | шифрование зашифрованы
+integration integrate integrations | integração integra integrar | интеграция интегрироваться
+export | exportar exportação | выгрузить экспорт
+report reports | relatório relatórios | отчёт отчет
+app application | aplicativo app | приложение
+android | android | андроид
+onboarding implementation setup | implantação onboarding configuração | внедрение подключение настройка
+training | treinamento | обучение
+manager | gerente | менеджер
+sales | vendas | продажи
+demo | demonstração demo | демо демонстрация
+partner partners | parceiro parceiros | партнёр партнер
+nonprofit nonprofits | ong | нко
+language | idioma língua | язык
+russian | russo | русский
+portuguese | português | португальский
+english | inglês | английский
+uptime availability | disponibilidade | доступность аптайм
+days day | dias dia | дней день дня
+"""
+
+
+@lru_cache(maxsize=1)
+def _groups() -> dict[str, frozenset[str]]:
+    """Each word's lemma -> the lemmas of every word with its meaning."""
+    out: dict[str, set[str]] = {}
+    for line in _EQUIVALENTS.strip().splitlines():
+        group = {k for part in line.split("|") for k in key_tokens(part)}
+        for k in group:
+            out.setdefault(k, set()).update(group)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def equivalents(lemmas: Iterable[str]) -> set[str]:
+    """The lemmas with the same meaning in the other languages (the given ones excluded)."""
+    given = set(lemmas)
+    groups = _groups()
+    return {e for k in given for e in groups.get(k, ())} - given
+
+
+def widened(text: str) -> str:
+    """The text followed by its words' equivalents (a query for the word index)."""
+    extra = equivalents(key_tokens(text))
+    return f"{text} {' '.join(sorted(extra))}" if extra else text

@@ -1,0 +1,129 @@
+"""The bulk import path (Core.remember_many) against the one-line path (remember and
+remember_triple): the same outcome per line, the same graph, the same entity resolution."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from core.errors import CoreError
+from core.models import ImportItem, IngestResult, TripleIn
+from core.service import Core
+
+
+def fact(s: str, sk: str, p: str, o: str, ok: str, **kw: Any) -> TripleIn:
+    return TripleIn(subject=s, subject_kind=sk, predicate=p, object=o, object_kind=ok, **kw)
+
+
+TS = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+ITEMS = [
+    ImportItem(author="ana", message_id="m1", text="checkout depends on payments", ts=TS),
+    ImportItem(
+        author="crm",
+        message_id="f1",
+        triple=fact("Payments", "service", "DEPENDS_ON", "antifraud", "service"),
+    ),
+    # the same entity by another spelling resolves to the one the message created
+    ImportItem(
+        author="crm",
+        message_id="f2",
+        triple=fact("payments ", "service", "USES", "Redis", "service"),
+    ),
+    ImportItem(author="crm", triple=fact("Olga", "person", "WORKS_AT", "Acme", "company")),
+    # cardinality one: a new employer supersedes the old one inside the same batch
+    ImportItem(author="crm", triple=fact("olga", "person", "WORKS_AT", "Globex", "company")),
+    ImportItem(author="crm", triple=fact("x", "person", "DEPENDS_ON", "y", "service")),
+    ImportItem(author="crm", triple=fact("Acme", "company", "WORKS_AT", "z", "company")),
+    ImportItem(author="joão", message_id="m2", text="o billing depende do ledger, blz"),
+    ImportItem(author="ana", message_id="m1", text="checkout depends on payments"),
+    ImportItem(author="Пётр", message_id="m3", text="   "),
+    ImportItem(author="Пётр", message_id="m4", text="сервис billing зависит от ledger"),
+    ImportItem(
+        author="crm",
+        message_id="f3",
+        triple=fact("low", "service", "USES", "conf", "service", confidence=0.3),
+    ),
+]
+
+
+def outcome(r: IngestResult | CoreError) -> tuple[Any, ...]:
+    if isinstance(r, CoreError):
+        return ("error", type(r).__name__)
+    return (
+        r.duplicate,
+        bool(r.message_id),
+        sorted((f.subject, f.predicate, f.object) for f in r.stored),
+        len(r.pending),
+        [x.reason for x in r.rejected],
+        len(r.superseded),
+    )
+
+
+async def one_by_one(core: Core, chat: str) -> list[IngestResult | CoreError]:
+    out: list[IngestResult | CoreError] = []
+    for item in ITEMS:
+        try:
+            if item.triple is not None:
+                out.append(
+                    await core.remember_triple(
+                        chat, item.triple, author=item.author, message_id=item.message_id
+                    )
+                )
+            else:
+                out.append(
+                    await core.remember(
+                        chat,
+                        author=item.author,
+                        text=item.text or "",
+                        message_id=item.message_id,
+                        ts=item.ts,
+                    )
+                )
+        except CoreError as exc:
+            out.append(exc)
+    return out
+
+
+async def graph(core: Core, chat: str) -> tuple[Any, ...]:
+    facts = await core.facts(chat, history=True, limit=500)
+    stats = await core.stats(chat)
+    return sorted((f.subject, f.predicate, f.object, f.status) for f in facts), stats
+
+
+async def test_bulk_gives_what_one_line_at_a_time_gives(
+    core: Core, caplog: pytest.LogCaptureFixture
+) -> None:
+    slow = await one_by_one(core, "slow")
+    with caplog.at_level(logging.WARNING, logger="core.pipeline.bulk"):
+        fast = await core.remember_many("fast", ITEMS)
+    assert not caplog.records  # the batch went in whole, not through the one-by-one fallback
+    assert [outcome(r) for r in fast] == [outcome(r) for r in slow]
+    assert await graph(core, "fast") == await graph(core, "slow")
+    # and the outcomes are the ones a reader expects, so equal-but-wrong cannot pass
+    shapes = [outcome(r) for r in fast]
+    assert shapes[2][2] == [("payments", "USES", "Redis")]  # the name m1 gave it first
+    assert shapes[4][5] == 1  # Globex superseded Acme
+    assert shapes[5][1] is False and shapes[5][4]  # refused before storage
+    assert shapes[8][0] is True  # the repeated message id
+    assert shapes[9] == ("error", "InvalidInput")
+    assert shapes[11][3] == 1  # low confidence: pending review
+
+
+async def test_bulk_batches_follow_one_another(core: Core) -> None:
+    """A later batch sees what an earlier one stored (indexes kept in step after commit)."""
+    await core.remember_many("c", ITEMS[:4])
+    second = await core.remember_many("c", ITEMS[4:])
+    assert outcome(second[0])[5] == 1  # supersedes the WORKS_AT the first batch wrote
+    assert outcome(second[4])[0] is True  # m1 is a duplicate across batches
+    answer = await core.ask("c", "where does Olga work?")
+    assert any(f.object == "Globex" for f in answer.facts)
+
+
+async def test_bulk_writes_only_its_chat(core: Core) -> None:
+    await core.remember_many("mine", ITEMS)
+    assert (await core.stats("other"))["messages"] == 0
+    answer = await core.ask("other", "what does checkout depend on?")
+    assert answer.facts == []
