@@ -104,7 +104,9 @@ def pick_quote(
             score += RANK_WEIGHT * h.score / top
             if best is None or score > best.score:
                 shown = sentence
-                if i and len(sentence.split()) < MIN_WORDS:
+                if sentence.endswith(":") and i + 1 < len(parts):
+                    shown = f"{sentence} {parts[i + 1]}"  # a lead-in says nothing alone
+                elif i and len(sentence.split()) < MIN_WORDS:
                     shown = f"{parts[i - 1]} {sentence}"
                 best = Quote(h.id, h.author, h.ts, _clip(shown), score)
     return best

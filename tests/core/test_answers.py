@@ -140,3 +140,14 @@ async def test_a_message_in_another_language_answers_through_everyday_equivalent
     answer = await real_core.ask("c", "Tem teste grátis?")
     assert answer.language == "pt"
     assert "14 days" in answer.answer and "de uma mensagem de Ana" in answer.answer
+
+
+async def test_a_lead_in_before_a_colon_is_quoted_with_what_follows(real_core: Core) -> None:
+    await _tell(
+        real_core,
+        "c",
+        "Where the data lives: customer data is hosted in Frankfurt. Brazil can pick São Paulo.",
+        "lol the coffee machine is broken again",
+    )
+    answer = (await real_core.ask("c", "where does the data live?")).answer
+    assert answer.startswith("“Where the data lives: customer data is hosted in Frankfurt.”")
