@@ -7,9 +7,9 @@ import sys
 from typing import TextIO
 
 from bot.conversation import with_follow_up
+from bot.render import render_facts, render_pending, render_trace, render_worlds
 from core.contract import CoreApi
 from core.errors import CoreError, InvalidInput, NotFound
-from core.render import render_facts, render_pending, render_trace, render_worlds
 
 HELP = """Type a statement to remember it ("checkout depends on payments"),
 or a question to ask ("which policy applies to checkout?").

@@ -158,7 +158,7 @@ def answer_fallback(answer: Answer) -> str:
 
 
 def text_blocks(text: str, *, preface: str | None = None) -> list[Block]:
-    """A core-rendered plain text (facts, worlds, trace, ingest result) as blocks."""
+    """A rendered plain text (bot/render.py: facts, worlds, trace, ingest result) as blocks."""
     blocks = notes(preface) if preface else []
     return blocks + sections(escape(text))
 

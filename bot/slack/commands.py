@@ -19,6 +19,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.render import render_facts, render_ingest, render_pending, render_trace, render_worlds
 from bot.slack.blocks import (
     REVIEW_PAGE,
     answer_blocks,
@@ -33,7 +34,6 @@ from bot.texts import t
 from bot.triples import MalformedTriple, explicit_triple
 from core.errors import NotFound
 from core.language import detect_language
-from core.render import render_facts, render_ingest, render_pending, render_trace, render_worlds
 
 if TYPE_CHECKING:
     from core.contract import CoreApi

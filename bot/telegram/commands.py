@@ -14,6 +14,7 @@ from aiogram.enums import ChatAction
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import BufferedInputFile, Message
 
+from bot import render
 from bot.telegram.common import (
     author_of,
     chat_key,
@@ -30,7 +31,6 @@ from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.texts import help_text
 from bot.texts import t
 from bot.triples import MalformedTriple, explicit_triple
-from core import render
 from core.errors import NotFound
 
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bot.render import render_trace
 from core.embedding import HashEmbedder
-from core.render import render_trace
 from core.service import Core
 from ontology import Ontology
 from tests.conftest import build_core

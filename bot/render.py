@@ -1,4 +1,5 @@
-"""Plain-text renderings shared by the console, Telegram and Slack front-ends."""
+"""Plain-text renderings of the core's typed results (facts, trace, worlds, review queue, ingest
+result), shared by the console, Telegram and Slack front-ends."""
 
 from __future__ import annotations
 
