@@ -155,6 +155,10 @@ class NameIndex:
                 self._put("sound", (world, sound), eid)
                 self._scripts.setdefault((eid, sound), set()).add(script(name))
 
+    def world_of(self, eid: str) -> str:
+        keys = self._keys.get(eid)
+        return keys[0][1][0] if keys else ""
+
     def _put(self, level: str, key: tuple[str, str], eid: str) -> None:
         if not key[1]:
             return
