@@ -72,7 +72,7 @@ class Retriever(Stage):
                 "ambiguous",
                 lang,
                 name=phrase,
-                options="; ".join(entity_label(store, i) for i in ids),
+                options="; ".join(sorted(entity_label(store, i) for i in ids)),
             )
             for phrase, ids in mentions.ambiguous
         ]
@@ -86,7 +86,9 @@ class Retriever(Stage):
         worlds |= named_worlds(store, question, worlds)
         trace_id = new_id("t")
         base = Answer(answer="", language=lang, worlds=sorted(worlds), trace_id=trace_id)
-        mentions = name_mentions(self.names(store), question, worlds)
+        mentions = name_mentions(
+            self.names(store), question, worlds, lambda i: store.entities[i].ident
+        )
         if mentions.ambiguous:  # say which ones it could mean instead of mixing them
             return self.ambiguous(store, base, mentions, lang)
         literal = mentions.found

@@ -4,7 +4,7 @@ within the context budget, and the yes/no verdict on a directed chain."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,12 @@ class Mentions:
     ambiguous: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
 
-def name_mentions(names: NameIndex, text: str, worlds: set[str]) -> Mentions:
+def name_mentions(
+    names: NameIndex,
+    text: str,
+    worlds: set[str],
+    ident_of: Callable[[str], str] = lambda _eid: "",
+) -> Mentions:
     """Entities named in a text: word n-grams, longest first, each at its strongest level
     (exact name, lemma, transliteration; core/identity.py)."""
     words = [w for w in (_EDGE_PUNCT.sub("", w) for w in clean_name(text).split()) if w]
@@ -46,17 +51,19 @@ def name_mentions(names: NameIndex, text: str, worlds: set[str]) -> Mentions:
             if not match.ids:
                 continue
             covered[i : i + n] = [True] * n
-            if _one_per_world(names, match.ids):
+            if _one_thing(names, match.ids, ident_of):
                 out.found.extend(h for h in match.ids if h not in out.found)
             else:
                 out.ambiguous.append((phrase, match.ids))
     return out
 
 
-def _one_per_world(names: NameIndex, ids: tuple[str, ...]) -> bool:
-    # one name in two worlds is one thing seen in two topics; two in one world are two things
+def _one_thing(names: NameIndex, ids: tuple[str, ...], ident_of: Callable[[str], str]) -> bool:
+    # one name in two worlds is one thing seen in two topics; two in one world are two things,
+    # and so are two with different stable ids wherever they are
     worlds = [names.world_of(i) for i in ids]
-    return len(set(worlds)) == len(worlds)
+    idents = {ident_of(i) for i in ids} - {""}
+    return len(set(worlds)) == len(worlds) and len(idents) <= 1
 
 
 def entity_label(store: GraphStore, eid: str) -> str:
@@ -69,7 +76,7 @@ def entity_label(store: GraphStore, eid: str) -> str:
 def literal_entities(store: GraphStore, question: str, worlds: set[str]) -> list[str]:
     """Entities named in the question (longest match wins); name keys once indexed."""
     if store.names is not None:
-        return name_mentions(store.names, question, worlds).found
+        return name_mentions(store.names, question, worlds, lambda i: store.entities[i].ident).found
     toks = key_tokens(clean_name(question))
     found: list[str] = []
     covered = [False] * len(toks)

@@ -127,3 +127,18 @@ def test_a_relative_clause_is_no_part_of_a_name() -> None:
 def test_lists_still_give_every_item() -> None:
     triples = EXTRACTOR.extract("checkout depends on payments, ledger and antifraud")
     assert [t.object for t in triples] == ["payments", "ledger", "antifraud"]
+
+
+def test_two_ids_under_one_name_are_two_things_even_across_worlds() -> None:
+    from core.pipeline.select import name_mentions
+
+    index = NameIndex(RULES)
+    index.add("a", "w1", ["ООО Ромашка"])
+    index.add("b", "w2", ["ООО Ромашка"])
+    idents = {"a": "tax_id:7707083893", "b": "tax_id:7701234560"}
+    split = name_mentions(index, "что купила Ромашка?", {"w1", "w2"}, idents.__getitem__)
+    assert split.found == []
+    assert [(phrase, sorted(ids)) for phrase, ids in split.ambiguous] == [("Ромашка", ["a", "b"])]
+    # without ids, one name in two topic worlds is one thing seen twice
+    seen_twice = name_mentions(index, "что купила Ромашка?", {"w1", "w2"})
+    assert sorted(seen_twice.found) == ["a", "b"] and seen_twice.ambiguous == []
