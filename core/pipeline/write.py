@@ -158,6 +158,8 @@ class Writer(Stage):
         eid = "e_" + hashlib.sha1(f"{world}|{name_key(display)}".encode()).hexdigest()[:16]
         taken = store.entities.get(eid)
         planned = fresh.get(eid)
+        if loose:  # free text: "платежей" and "платежи" in one message are one entity
+            return eid
         if (taken is not None and rules.exact_key(taken.name) != rules.exact_key(display)) or (
             planned is not None and rules.exact_key(planned[1]) != rules.exact_key(display)
         ):  # a lemma twin stated with its own name: an entity of its own

@@ -188,3 +188,8 @@ def test_the_seed_cutoff_is_read_from_the_model(
     multilingual, english = seed_cutoff(use_embedder), seed_cutoff(real_embedder)
     assert 0.55 <= english <= 0.65  # where the hand-measured 0.60 for MiniLM was
     assert multilingual < 0.3  # USE's noise is far lower: 0.60 shut every translation out
+
+
+async def test_one_message_with_two_inflections_is_one_entity(core: Core) -> None:
+    await said(core, "checkout зависит от платежей. платежи зависят от антифрода")
+    assert (await core.stats("c"))["entities"] == 3
