@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from core.language import clean_name, lemma, tokens
 
@@ -103,21 +104,39 @@ class NameRules:
         core = " ".join(words).rstrip(",").strip()
         return clean_name(core) or clean_name(name), " ".join([*head, *tail])
 
-    def exact_key(self, name: str) -> str:
+    def keys(self, name: str) -> tuple[str, str, str]:
+        """(exact, lemma, sound) keys of a name, built word by word from cached word keys."""
         core, _form = self.split_form(name)
-        return " ".join(_NOT_WORD.sub(" ", _fold(core)).replace("_", " ").split())
+        parts = [_word_keys(w) for w in core.split()]
+        exact = " ".join(p[0] for p in parts if p[0])
+        lemmas = " ".join(p[1] for p in parts if p[1])
+        sounds = [p[2] for p in parts if p[2]]
+        sound = " ".join(sounds) if len("".join(sounds)) >= MIN_SOUND_CONSONANTS else ""
+        return exact, lemmas, sound
+
+    def exact_key(self, name: str) -> str:
+        return self.keys(name)[0]
 
     def lemma_key(self, name: str) -> str:
-        core, _form = self.split_form(name)
-        return " ".join(lemma(t).lower() for t in tokens(core))
+        return self.keys(name)[1]
 
     def sound_key(self, name: str) -> str:
-        """The consonant skeleton of the lemma key; '' when too short to tell names apart."""
-        words = [_word_skeleton(w) for w in self.lemma_key(name).replace("ё", "е").split()]
-        words = [w for w in words if w]
-        if sum(len(w) for w in words) < MIN_SOUND_CONSONANTS:
-            return ""
-        return " ".join(words)
+        """The consonant skeleton of the name; '' when too short to tell names apart."""
+        return self.keys(name)[2]
+
+
+@lru_cache(maxsize=65536)
+def _word_keys(word: str) -> tuple[str, str, str]:
+    exact = " ".join(_NOT_WORD.sub(" ", _fold(word)).replace("_", " ").split())
+    toks = tokens(word)
+    lemmas = [lemma(t).lower() for t in toks]
+    # Cyrillic words sound like their lemma ("Ромашку" ~ "Romashka"); Latin ones as written,
+    # since an English/Portuguese lemma of a name can be another word ("São" -> "ser")
+    sounds = [
+        _word_skeleton((lem if script(t) == "cyrl" else _fold(t)).replace("ё", "е"))
+        for t, lem in zip(toks, lemmas, strict=True)
+    ]
+    return exact, " ".join(lemmas), " ".join(s for s in sounds if s)
 
 
 @dataclass(frozen=True)
@@ -148,9 +167,9 @@ class NameIndex:
 
     def add(self, eid: str, world: str, names: Iterable[str]) -> None:
         for name in names:
-            self._put("exact", (world, self.rules.exact_key(name)), eid)
-            self._put("lemma", (world, self.rules.lemma_key(name)), eid)
-            sound = self.rules.sound_key(name)
+            exact, lemmas, sound = self.rules.keys(name)
+            self._put("exact", (world, exact), eid)
+            self._put("lemma", (world, lemmas), eid)
             if sound:
                 self._put("sound", (world, sound), eid)
                 self._scripts.setdefault((eid, sound), set()).add(script(name))
@@ -180,10 +199,11 @@ class NameIndex:
     def find(self, worlds: Iterable[str], mention: str, *, levels: str = "els") -> NameMatch:
         """The entities a mention names, strongest level first ('e'xact, 'l'emma, 's'ound)."""
         worlds = list(worlds)
+        keys = dict(zip(("exact", "lemma", "sound"), self.rules.keys(mention), strict=True))
         for code, level in (("e", "exact"), ("l", "lemma"), ("s", "sound")):
             if code not in levels:
                 continue
-            key = self._key(level, mention)
+            key = keys[level]
             ids = _unique(i for w in worlds for i in self.tables[level].get((w, key), ()))
             if level == "sound":  # transliteration only bridges scripts: same script is lemma's
                 own = script(mention)
@@ -191,11 +211,6 @@ class NameIndex:
             if key and ids:
                 return NameMatch(level, ids)
         return NO_MATCH
-
-    def _key(self, level: str, name: str) -> str:
-        if level == "exact":
-            return self.rules.exact_key(name)
-        return self.rules.lemma_key(name) if level == "lemma" else self.rules.sound_key(name)
 
 
 def _unique(ids: Iterable[str]) -> tuple[str, ...]:
