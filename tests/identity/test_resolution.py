@@ -193,3 +193,21 @@ def test_the_seed_cutoff_is_read_from_the_model(
 async def test_one_message_with_two_inflections_is_one_entity(core: Core) -> None:
     await said(core, "checkout зависит от платежей. платежи зависят от антифрода")
     assert (await core.stats("c"))["entities"] == 3
+
+
+async def test_an_import_keeps_stated_lemma_twins_apart_too(core: Core) -> None:
+    from core.models import ImportItem
+
+    items = [
+        ImportItem(
+            author="crm", triple=stated("Ivan", "person", "DECIDES_FOR", "Ромашка", "company")
+        ),
+        ImportItem(
+            author="crm", triple=stated("Maria", "person", "DECIDES_FOR", "Ромашки", "company")
+        ),
+        ImportItem(author="ann", text="ООО Ромашка-Трейд (ИНН 7701234560) купил CargoTrack"),
+        ImportItem(author="ann", text="ИП Сидоров (ИНН 770123456005) купил CargoTrack"),
+    ]
+    await core.remember_many("c", items)
+    assert (await core.stats("c"))["entities"] == 7
+    assert [f.subject for f in await core.facts("c", "Ромашки")] == ["Maria"]
