@@ -23,8 +23,9 @@ class RetrievalConfig(BaseModel):
 
     hops: int = Field(default=2, ge=1, le=4)
     top_k_seeds: int = Field(default=5, ge=1)
-    # cosine a vector seed needs (model-dependent; 0.60 measured for MiniLM-L6)
-    min_seed_similarity: float = 0.60
+    # cosine a vector seed needs; None: read from the embedding model's own noise
+    # (core/seeds.py: 0.615 for MiniLM-L6, where 0.60 had been measured by hand; 0.170 for USE)
+    min_seed_similarity: float | None = None
     alpha: float = 0.65  # R = alpha * S_vec + (1 - alpha) * PPR
     gamma: float = 0.6  # decay per hop in S_graph
     ppr_damping: float = 0.85

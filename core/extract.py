@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from core.language import QUESTION_WORDS, clean_name
+from core.language import QUESTION_WORDS, clean_name, nominative
 from core.models import TripleIn
 from ontology import Ontology, Predicate
 
@@ -20,17 +20,46 @@ OFFLINE_CONFIDENCE = 0.8
 MAX_NAME_WORDS = 6
 
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n+|[.!?;]+$")
-_LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\be\b|\bи\b)\s*", re.IGNORECASE)
+_OUTSIDE_PARENS_COMMA = re.compile(r",(?![^()]*\))")
+_LIST_PARTS = re.compile(r"\s*(,(?![^()]*\))|\band\b|\be\b|\bи\b)\s*", re.IGNORECASE)
 _LEADING = frozenset(
     "the a an this that our their its o a os as um uma uns umas este esta esse essa nosso nossa "
     "also também тоже также наш наша наши".split()
 )
+# words that sit next to a name without being part of it: "Ann still reports to Bob"
+_ADVERBS = frozenset(
+    """still also now currently already always never just only really usually actually officially
+    ainda também já agora sempre nunca só apenas atualmente realmente oficialmente
+    всё все ещё еще уже сейчас теперь всегда тоже также только никогда официально
+    по-прежнему""".split()
+)
+# a comma part that starts with one of these describes the name before it ("Bob, our CEO")
+_APPOSITION_LEAD = frozenset(
+    "our my his her their your nosso nossa meu minha seu sua dele dela наш наша наше наши мой моя "
+    "его её ее их ваш ваша".split()
+)
+_RELATIVE = re.compile(
+    r"\s+(?:which|that|who|whose|where|que|onde|cujo|cuja|который|которая|которое|которые|"
+    r"где)\b.*$",
+    re.IGNORECASE,
+)
+_PREPOSITIONS = frozenset("в во на in on at em no na nos nas".split())
+# a common noun before a proper name: "на острове Ява" -> Ява, "the city of Lisbon" -> Lisbon
+_PLACE_WORDS = frozenset(
+    """остров острова острове island ilha город города городе city cidade страна стране country
+    país река реке river rio штат штате state estado регион регионе region região область
+    области province província улица улице street rua of de do da""".split()
+)
 _PAREN = re.compile(r"\(([^)]*)\)")
+_EMPTY_PARENS = re.compile(r"\(\s*[,;]?\s*\)")
 
 
-def _drop_if_holds(needle: str, paren: re.Match[str]) -> str:
-    """Drop a parenthesis that holds the identifier: 'Acme (INN 7701234567)' -> 'Acme '."""
-    return "" if needle in paren.group(0) else paren.group(0)
+def _drop_if_holds(needles: list[str], paren: re.Match[str]) -> str:
+    """Drop a parenthesis that holds only identifiers: 'Acme (INN 7707083893)' -> 'Acme '."""
+    rest = paren.group(0)
+    for needle in needles:
+        rest = rest.replace(needle, " ")
+    return "" if not re.sub(r"[\s(),;]", "", rest) else paren.group(0)
 
 
 KnownKind = Callable[[str], str | None]
@@ -45,6 +74,34 @@ class ParsedClause:
 
 def _strip_leading(words: list[str], extra: frozenset[str] = frozenset()) -> list[str]:
     while words and (words[0].lower() in _LEADING or words[0].lower() in extra):
+        words = words[1:]
+    return words
+
+
+def _strip_adverbs(words: list[str]) -> list[str]:
+    while len(words) > 1 and words[-1].lower() in _ADVERBS:
+        words = words[:-1]
+    while len(words) > 1 and words[0].lower() in _ADVERBS:
+        words = words[1:]
+    return words
+
+
+def _subject_words(head: str, extra: frozenset[str]) -> list[str]:
+    """The name before the predicate: the last comma part, or the one an apposition follows."""
+    parts = [p.strip() for p in _OUTSIDE_PARENS_COMMA.split(head)]
+    if len(parts) > 1 and not parts[-1]:  # "Ann, our CTO, reports to": the name is before it
+        parts = parts[:-1]
+        if len(parts) > 1 and parts[-1].split()[0].lower() in _APPOSITION_LEAD:
+            parts = parts[:-1]
+    return _strip_adverbs(_strip_leading(parts[-1].split(), extra))
+
+
+def _object_words(part: str) -> list[str]:
+    words = _strip_adverbs(_strip_leading(_RELATIVE.sub("", part).split()))
+    proper = next((i for i, w in enumerate(words) if w[:1].isupper()), None)
+    if proper and all(w.lower() in _PREPOSITIONS | _PLACE_WORDS for w in words[:proper]):
+        words = words[proper:]
+    elif len(words) > 1 and words[0].lower() in _PREPOSITIONS:
         words = words[1:]
     return words
 
@@ -64,6 +121,7 @@ class OfflineExtractor:
 
     def parse(self, text: str, *, question: bool = False) -> list[ParsedClause]:
         out: list[ParsedClause] = []
+        extra = QUESTION_WORDS if question else frozenset()
         for clause in _CLAUSES.split(text):
             clause = clause.strip().strip("?¿!")
             if not clause:
@@ -71,38 +129,77 @@ class OfflineExtractor:
             match = self._pattern.search(clause)
             if match is None:
                 continue
-            pred = self._forms[match.group(1).lower()]
-            head = clause[: match.start()].rsplit(",", 1)[-1]
-            extra = QUESTION_WORDS if question else frozenset()
-            subject_words = _strip_leading(head.split(), extra)
-            tail = clause[match.end() :]
-            objects = []
-            for part in _LIST_SPLIT.split(tail):
-                words = _strip_leading(part.split())
-                if words:
-                    objects.append(" ".join(words))
-            subject = " ".join(subject_words)
-            if not subject and not objects:
-                continue
-            out.append(ParsedClause(subject, pred, tuple(objects)))
+            subject = " ".join(_subject_words(clause[: match.start()], extra))
+            out.extend(self._clauses(subject, match, clause))
         return out
 
+    def _clauses(self, subject: str, match: re.Match[str], clause: str) -> list[ParsedClause]:
+        """One clause per predicate: "X uses Python and runs on Linux" states two facts."""
+        groups: list[tuple[Predicate, list[str]]] = [(self._forms[match.group(1).lower()], [])]
+        pieces = _LIST_PARTS.split(clause[match.end() :])
+        for n in range(0, len(pieces), 2):
+            part = pieces[n].strip()
+            again = self._pattern.match(part)
+            if again:  # a list tail with its own verb is a new fact about the same subject
+                groups.append((self._forms[again.group(1).lower()], []))
+                part = part[again.end() :]
+            words = _object_words(part)
+            after_comma = n > 0 and pieces[n - 1].strip() == ","
+            if after_comma and groups[-1][1] and part.split()[0].lower() in _APPOSITION_LEAD:
+                continue  # "reports to Bob, our CEO": a description of Bob, not a second name
+            if words:
+                groups[-1][1].append(" ".join(words))
+        out = []
+        for pred, objects in groups:
+            kept = objects[:1] if pred.cardinality == "one" else objects
+            if subject or kept:
+                out.append(ParsedClause(subject, pred, tuple(kept)))
+        return out
+
+    def identifiers(self, text: str) -> tuple[str | None, tuple[str, ...], list[str]]:
+        """The stable id in a text ('rule:value' or None), the kinds it says, the ids found.
+
+        Ids whose check digits fail are not found: they stay in the name as text and are never
+        used to merge. An id that is not unique (`identity: no`, a KPP) is found, never returned.
+        """
+        ident: str | None = None
+        kinds: tuple[str, ...] = ()
+        found: list[str] = []
+        for rule in self.ontology.identifiers.values():
+            for m in rule.regex.finditer(text):
+                raw = m.group(1) if m.groups() and m.group(1) else m.group(0)
+                value = rule.normalise_value(raw)
+                if not value or not rule.valid(value):
+                    continue
+                found.append(m.group(0))
+                if rule.identity and ident is None:
+                    ident, kinds = f"{rule.name}:{value}", rule.kinds
+        return ident, kinds, found
+
+    def normalise_ident(self, raw: str | None) -> str | None:
+        """An identifier from elsewhere (an LLM's subject_ident): 'rule:value' if it is valid."""
+        if not raw:
+            return None
+        name, sep, value = raw.partition(":")
+        rule = self.ontology.identifiers.get(name.strip().lower()) if sep else None
+        if rule is not None:
+            value = rule.normalise_value(value)
+            return f"{rule.name}:{value}" if value and rule.identity and rule.valid(value) else None
+        return self.identifiers(raw)[0]
+
     def _ident(self, name: str) -> tuple[str, str | None, tuple[str, ...]]:
-        """Split an identifier out of a name: 'Romashka LLC (INN 7701234567)'.
+        """Split the identifiers out of a name: 'Romashka LLC (INN 7707083893)'.
 
         Returns the clean name, 'rule:value' or None, and the kinds the rule applies to.
         """
-        for rule in self.ontology.identifiers.values():
-            m = rule.regex.search(name)
-            if m is None:
-                continue
-            raw = m.group(1) if m.groups() and m.group(1) else m.group(0)
-            value = rule.normalise_value(raw)
-            rest = _PAREN.sub(partial(_drop_if_holds, m.group(0)), name)
-            if clean_name(rest) == clean_name(name):
-                rest = name.replace(m.group(0), " ")
-            return (clean_name(rest) or value), f"{rule.name}:{value}", rule.kinds
-        return clean_name(name), None, ()
+        ident, kinds, found = self.identifiers(name)
+        if not found:
+            return clean_name(name), None, ()
+        rest = _PAREN.sub(partial(_drop_if_holds, found), name)
+        for needle in found:
+            rest = rest.replace(needle, " ")
+        rest = clean_name(_EMPTY_PARENS.sub(" ", rest))
+        return (rest or (ident or "").partition(":")[2]), ident, kinds
 
     def _kind(
         self, name: str, allowed: tuple[str, ...], known: KnownKind, hinted: tuple[str, ...] = ()
@@ -126,6 +223,7 @@ class OfflineExtractor:
                 if len(raw_obj.split()) > MAX_NAME_WORDS:
                     continue
                 obj, o_ident, o_hint = self._ident(raw_obj)
+                obj = nominative(obj)  # "зависит от платежей" names "платежи"
                 o_kind = self._kind(obj, clause.predicate.range, known, o_hint)
                 if not subject or not obj:
                     continue

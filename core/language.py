@@ -103,3 +103,35 @@ def name_key(name: str) -> str:
 
 def key_tokens(text: str) -> list[str]:
     return [lemma(t) for t in tokens(text)]
+
+
+_DECLINABLE = frozenset({"NOUN", "ADJF", "PRTF"})
+
+
+def nominative(name: str) -> str:
+    """A Russian name in its base form, number kept: "платежей" -> "платежи".
+
+    Only the head group changes (adjectives up to the first noun): the words after it depend on
+    the head and keep their case ("от службы доставки" -> "служба доставки"). A word whose likeliest
+    reading is nominative is left as written; Latin words and unknown shapes are untouched.
+    """
+    words = name.split()
+    for i, word in enumerate(words):
+        if not _CYRILLIC.search(word) or not word.isalpha():
+            break
+        best = _morph().parse(word.lower())[0]  # the likeliest reading decides
+        if best.tag.POS not in _DECLINABLE or "nomn" in best.tag:
+            break
+        form = best.inflect({"nomn"})
+        if form is None:
+            break
+        words[i] = _same_case(word, form.word)
+        if best.tag.POS == "NOUN":
+            break
+    return " ".join(words)
+
+
+def _same_case(original: str, word: str) -> str:
+    if original.isupper() and len(original) > 1:
+        return word.upper()
+    return word[:1].upper() + word[1:] if original[:1].isupper() else word

@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from core.identity import NameIndex, NameRules
 from core.index.vectors import VectorMatrix
 from core.index.words import MessageIndex
 from core.models import (
@@ -119,6 +120,10 @@ class GraphStore(Protocol):
     def last_message_ts(self) -> datetime | None: ...
     @property
     def last_trace_id(self) -> str | None: ...
+    @property
+    def names(self) -> NameIndex | None: ...  # name keys (core/identity.py), once asked for
+    def use_name_rules(self, rules: NameRules) -> NameIndex: ...
+    def set_ident(self, entity_id: str, ident: str) -> None: ...
 
     # messages
     def add_message(

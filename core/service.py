@@ -18,7 +18,7 @@ from core.clock import SystemClock
 from core.config import CoreConfig
 from core.contract import CoreApi, HandoffDesk
 from core.errors import CoreError, NotFound
-from core.language import is_question, name_key
+from core.language import is_question
 from core.models import (
     Answer,
     ClientInfo,
@@ -208,8 +208,10 @@ class Core:
         return Trace.model_validate_json(body) if body else None
 
     def _entity_ids(self, store: GraphStore, name: str) -> list[str]:
-        key = name_key(name)
-        return [eid for (_, k), eid in store.by_key.items() if k == key]
+        """The entities a name means in any world: its exact name first, else its lemma (so
+        /forget of one of two lemma twins named exactly never deletes the other)."""
+        worlds = {ent.world for ent in store.entities.values()}
+        return list(self._ingest.names(store).find(worlds, name, levels="el").ids)
 
     async def facts(
         self, chat: str, entity: str | None = None, *, limit: int = 50, history: bool = False

@@ -51,6 +51,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Detalhes: /why",
         "ru": "Подробности: /why",
     },
+    "ambiguous": {
+        "en": "“{name}” could mean more than one: {options}. Which one do you mean?",
+        "pt": "“{name}” pode ser mais de um: {options}. Qual deles você quer dizer?",
+        "ru": "«{name}» может означать несколько: {options}. Кого из них вы имеете в виду?",
+    },
     "known": {"en": "Here is what I know:", "pt": "Eis o que eu sei:", "ru": "Вот что я знаю:"},
     "paths": {"en": "Path", "pt": "Caminho", "ru": "Путь"},
     "facts": {"en": "Facts", "pt": "Fatos", "ru": "Факты"},

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ontology.checks import CHECKS
+
 LANGS = ("en", "pt", "ru")
 DEFAULT_PATH = Path(__file__).with_name("llms.txt")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -68,6 +70,16 @@ class IdentifierRule(BaseModel):
     kinds: tuple[str, ...]
     pattern: str
     normalise: tuple[str, ...] = ()
+    checks: tuple[str, ...] = ()  # check-digit schemes: the value must pass one of them
+    identity: bool = True  # False: recognised and kept out of names, never used to merge
+
+    @field_validator("checks")
+    @classmethod
+    def _known_checks(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [c for c in v if c not in CHECKS]
+        if unknown:
+            raise ValueError(f"unknown check(s) {unknown}: known are {sorted(CHECKS)}")
+        return v
 
     @field_validator("pattern")
     @classmethod
@@ -89,9 +101,15 @@ class IdentifierRule(BaseModel):
                 value = re.sub(r"\D", "", value)
             elif rule == "lower":
                 value = value.lower()
+            elif rule == "upper":
+                value = value.upper()
             elif rule == "strip www.":
                 value = re.sub(r"^(?:https?://)?(?:www\.)?", "", value.lower()).rstrip("/")
         return value
+
+    def valid(self, value: str) -> bool:
+        """Whether a normalised value passes the rule's check digits (no checks: any value)."""
+        return not self.checks or any(CHECKS[c](value) for c in self.checks)
 
 
 class Ontology(BaseModel):
@@ -102,6 +120,7 @@ class Ontology(BaseModel):
     kinds: dict[str, EntityKind]
     predicates: dict[str, Predicate]
     identifiers: dict[str, IdentifierRule]
+    legal_forms: dict[str, tuple[str, ...]] = Field(default_factory=dict)  # language -> forms
 
     def predicate(self, name: str) -> Predicate | None:
         return self.predicates.get(name.strip().upper())
@@ -197,6 +216,8 @@ def _parse_item(section: str, body: str) -> EntityKind | Predicate | IdentifierR
             kinds=_kinds(head),
             pattern=fields.pop("pattern", ""),
             normalise=_alternatives(fields.pop("normalise", "")),
+            checks=_alternatives(fields.pop("check", "")),
+            identity=fields.pop("identity", "yes").strip().lower() != "no",
         )
         if not rule.pattern:
             raise ValueError("an identifier needs a pattern")
@@ -204,6 +225,20 @@ def _parse_item(section: str, body: str) -> EntityKind | Predicate | IdentifierR
             raise ValueError(f"unknown field(s) {sorted(fields)}")
         return rule
     raise ValueError(f"list item outside a known section (got section {section!r})")
+
+
+_LANG = re.compile(r"^[a-z]{2}$")
+
+
+def _legal_forms(body: str) -> tuple[str, tuple[str, ...]]:
+    lang, sep, rest = body.partition(":")
+    lang = lang.strip()
+    if not sep or not _LANG.match(lang):
+        raise ValueError("a legal-form line must read '- xx: form; form' (xx: a language code)")
+    forms = _alternatives(rest)
+    if not forms:
+        raise ValueError(f"no legal forms given for {lang!r}")
+    return lang, forms
 
 
 def parse_ontology(text: str, source: str = "<ontology>") -> Ontology:
@@ -214,6 +249,7 @@ def parse_ontology(text: str, source: str = "<ontology>") -> Ontology:
     predicates: dict[str, Predicate] = {}
     identifiers: dict[str, IdentifierRule] = {}
     pred_lines: dict[str, int] = {}
+    legal_forms: dict[str, tuple[str, ...]] = {}
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         try:
@@ -223,6 +259,11 @@ def parse_ontology(text: str, source: str = "<ontology>") -> Ontology:
                 summary.append(line.lstrip("> ").strip())
             elif line.startswith("## "):
                 section = line[3:].strip().lower()
+            elif line.startswith("- ") and section == "legal forms":
+                lang, forms = _legal_forms(line[2:])
+                if lang in legal_forms:
+                    raise ValueError(f"legal forms for {lang!r} declared twice")
+                legal_forms[lang] = forms
             elif line.startswith("- ") and section in ("entity kinds", "predicates", "identifiers"):
                 item = _parse_item(section, line[2:])
                 target: dict[str, object] = (
@@ -258,6 +299,7 @@ def parse_ontology(text: str, source: str = "<ontology>") -> Ontology:
         kinds=kinds,
         predicates=predicates,
         identifiers=identifiers,
+        legal_forms=legal_forms,
     )
 
 

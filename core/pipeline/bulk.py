@@ -161,8 +161,13 @@ class BulkIngest(Ingest):
                     )
                     if not stored.duplicate:
                         world = stored.world
-                        stored = self.write_triples(
-                            store, [x.triple], source=x.msg_id, world=world, names=names
+                        stored = self.write_triples(  # stated: as remember_triple
+                            store,
+                            [x.triple],
+                            source=x.msg_id,
+                            world=world,
+                            names=names,
+                            loose=False,
                         )
                     results.append(stored)
                 else:

@@ -15,8 +15,10 @@ import numpy as np
 from core.config import CoreConfig
 from core.errors import InvalidInput
 from core.extract import OfflineExtractor
+from core.identity import NameIndex, NameRules
 from core.language import detect_language, key_tokens, name_key
-from core.ports import Clock, Embedder, GraphStores, Llm
+from core.ports import Clock, Embedder, GraphStore, GraphStores, Llm
+from core.seeds import seed_cutoff
 from core.texts import t
 from core.worlds import WorldParams
 from ontology import Ontology
@@ -38,6 +40,8 @@ class Context:
     kind_by_key: dict[str, str] = field(init=False)  # a kind word's key -> the kind
     surface_keys: set[str] = field(init=False)  # keys of the predicates' surface forms
     surface_forms: list[str] = field(init=False)  # the predicates' surface forms, as written
+    name_rules: NameRules = field(init=False)  # the legal forms name keys ignore
+    seed_cutoff: float = field(init=False)  # configured, or read from the model (core/seeds.py)
 
     def __post_init__(self) -> None:
         ontology = self.ontology
@@ -47,6 +51,12 @@ class Context:
         derived = {
             "extractor": OfflineExtractor(ontology),
             "max_hops": {p.name: p.max_hops for p in ontology.predicates.values()},
+            "name_rules": NameRules(ontology.legal_forms),
+            "seed_cutoff": (
+                self.config.min_seed_similarity
+                if self.config.min_seed_similarity is not None
+                else seed_cutoff(self.embedder)
+            ),
             "kind_by_key": kind_by_key,
             "surface_keys": {
                 k
@@ -84,6 +94,10 @@ class Stage:
         self._surface_keys = ctx.surface_keys
         self._surface_forms = ctx.surface_forms
         self._predicate_names = frozenset(ctx.ontology.predicates)
+
+    def names(self, store: GraphStore) -> NameIndex:
+        """The chat's name index (exact, lemma, sound keys), built on first use."""
+        return store.names or store.use_name_rules(self.ctx.name_rules)
 
     def check_text(self, text: str) -> str:
         text = (text or "").replace("\x00", "").strip()

@@ -185,7 +185,10 @@ class Ingest(Writer):
             stored = self.store_message(store, msg_id, author, text, now, emb, "explicit")
             if stored.duplicate:
                 return stored
-            return self.write_triples(store, [triple], source=msg_id, world=stored.world)
+            # stated with its own name: a lemma twin is another entity (issue 16)
+            return self.write_triples(
+                store, [triple], source=msg_id, world=stored.world, loose=False
+            )
 
         return await self.pool.run(chat, run)
 

@@ -12,9 +12,12 @@ from core.language import STOPWORDS, clean_name, key_tokens, name_key
 from core.models import Answer, FactView, ScoredEntity, Seed
 from core.pipeline.context import Stage
 from core.pipeline.select import (
+    Mentions,
     best_paths,
+    entity_label,
     kind_candidates,
     literal_entities,
+    name_mentions,
     named_worlds,
     select_facts,
     yes_no_answer,
@@ -32,6 +35,7 @@ from core.retrieval import (
     personalized_pagerank,
 )
 from core.rows import new_id
+from core.texts import t
 from core.worlds import question_worlds
 
 
@@ -60,6 +64,20 @@ class Retriever(Stage):
         ]
         return " ".join(words).strip("?!.,") or question.strip("?!. ")
 
+    def ambiguous(
+        self, store: GraphStore, base: Answer, mentions: Mentions, lang: str
+    ) -> Retrieved:
+        lines = [
+            t(
+                "ambiguous",
+                lang,
+                name=phrase,
+                options="; ".join(sorted(entity_label(store, i) for i in ids)),
+            )
+            for phrase, ids in mentions.ambiguous
+        ]
+        return Retrieved(base.model_copy(update={"answer": "\n".join(lines)}), [], [], [])
+
     def retrieve(self, store: GraphStore, question: str, q_emb: Vector, lang: str) -> Retrieved:
         cfg = self.config
         worlds = set(
@@ -68,7 +86,12 @@ class Retriever(Stage):
         worlds |= named_worlds(store, question, worlds)
         trace_id = new_id("t")
         base = Answer(answer="", language=lang, worlds=sorted(worlds), trace_id=trace_id)
-        literal = literal_entities(store, question, worlds)
+        mentions = name_mentions(
+            self.names(store), question, worlds, lambda i: store.entities[i].ident
+        )
+        if mentions.ambiguous:  # say which ones it could mean instead of mixing them
+            return self.ambiguous(store, base, mentions, lang)
+        literal = mentions.found
         clauses = self.extractor.parse(declarative(question, self._surface_forms), question=True)
         asked = kind_asked(question, self._kind_by_key)
         unknown = [
@@ -89,7 +112,7 @@ class Retriever(Stage):
         vec_seeds = [
             (eid, s)
             for eid, s in vectors.best(sims, cfg.top_k_seeds)
-            if s >= cfg.min_seed_similarity and store.entities[eid].world in worlds
+            if s >= self.ctx.seed_cutoff and store.entities[eid].world in worlds
         ]
         if unknown and not literal:
             vec_seeds = []  # the question names something we do not know: say so, don't guess

@@ -3,11 +3,14 @@ within the context budget, and the yes/no verdict on a directed chain."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.answering import KindAsked, yes_no_line
 from core.extract import ParsedClause
+from core.identity import NameIndex
 from core.language import clean_name, detect_language, key_tokens
 from core.models import FactView
 from core.ports import GraphStore
@@ -17,10 +20,63 @@ from ontology import Ontology
 
 MAX_NAME_NGRAM = 6
 YES_NO_STARTS = frozenset("does do did is are can was were será é o a".split())
+_EDGE_PUNCT = re.compile(r"^[^\w]+|[^\w]+$")
+
+
+@dataclass
+class Mentions:
+    """The entities a text names, and the phrases that name more than one (never mixed)."""
+
+    found: list[str] = field(default_factory=list)
+    ambiguous: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+
+
+def name_mentions(
+    names: NameIndex,
+    text: str,
+    worlds: set[str],
+    ident_of: Callable[[str], str] = lambda _eid: "",
+) -> Mentions:
+    """Entities named in a text: word n-grams, longest first, each at its strongest level
+    (exact name, lemma, transliteration; core/identity.py)."""
+    words = [w for w in (_EDGE_PUNCT.sub("", w) for w in clean_name(text).split()) if w]
+    out = Mentions()
+    covered = [False] * len(words)
+    for n in range(min(MAX_NAME_NGRAM, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            if any(covered[i : i + n]):
+                continue
+            phrase = " ".join(words[i : i + n])
+            match = names.find(worlds, phrase)
+            if not match.ids:
+                continue
+            covered[i : i + n] = [True] * n
+            if _one_thing(names, match.ids, ident_of):
+                out.found.extend(h for h in match.ids if h not in out.found)
+            else:
+                out.ambiguous.append((phrase, match.ids))
+    return out
+
+
+def _one_thing(names: NameIndex, ids: tuple[str, ...], ident_of: Callable[[str], str]) -> bool:
+    # one name in two worlds is one thing seen in two topics; two in one world are two things,
+    # and so are two with different stable ids wherever they are
+    worlds = [names.world_of(i) for i in ids]
+    idents = {ident_of(i) for i in ids} - {""}
+    return len(set(worlds)) == len(worlds) and len(idents) <= 1
+
+
+def entity_label(store: GraphStore, eid: str) -> str:
+    """A name as the user can tell it apart: 'ООО Ромашка (tax_id 7707083893)'."""
+    ent = store.entities[eid]
+    rule, _sep, value = ent.ident.partition(":")
+    return f"{ent.name} ({rule} {value})" if value else f"{ent.name} ({ent.kind})"
 
 
 def literal_entities(store: GraphStore, question: str, worlds: set[str]) -> list[str]:
-    """Entities named in the question (lemmatised n-grams, longest match wins)."""
+    """Entities named in the question (longest match wins); name keys once indexed."""
+    if store.names is not None:
+        return name_mentions(store.names, question, worlds, lambda i: store.entities[i].ident).found
     toks = key_tokens(clean_name(question))
     found: list[str] = []
     covered = [False] * len(toks)

@@ -1,6 +1,11 @@
-"""Resolve and write: each triple checked against the ontology, its names resolved to entities
-(identifiers chat-wide, lemmatised names per world), low confidence sent to review, the rest
-written through the GraphStore port (which re-confirms or supersedes)."""
+"""Resolve and write: each triple checked against the ontology, its names resolved to entities,
+low confidence sent to review, the rest written through the GraphStore port (which re-confirms
+or supersedes).
+
+Identity order (issue 16): a valid stable id (chat-wide) beats a name; an exact name (case,
+punctuation, legal form normalised; per world) beats a lemma; a lemma resolves only names read
+from free text (`loose`), never an explicitly stated one, so two entities each stated with their
+own name stay two. A name with two candidates is refused, not guessed."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from core.language import clean_name, name_key
 from core.models import REVIEW_THRESHOLD, IngestResult, Rejection, TripleIn
 from core.pipeline.context import Stage
+from core.pipeline.select import entity_label
 from core.ports import GraphStore, Vector
 from core.rows import PlannedEntity, PlannedFact
 
@@ -30,6 +36,7 @@ class Writer(Stage):
         source: str,
         world: str,
         names: Mapping[str, Vector] | None = None,
+        loose: bool = True,
     ) -> IngestResult:
         """names: vectors of names embedded beforehand (a bulk import's batch), by name."""
         now = self.clock.now()
@@ -49,9 +56,16 @@ class Writer(Stage):
                         triple.subject_kind,
                         triple.subject_ident,
                         fresh,
+                        loose=loose,
                     )
                     o_id, o_kind = self.resolve(
-                        store, world, triple.object, triple.object_kind, triple.object_ident, fresh
+                        store,
+                        world,
+                        triple.object,
+                        triple.object_kind,
+                        triple.object_ident,
+                        fresh,
+                        loose=loose,
                     )
                 except _Unresolvable as exc:
                     reason = str(exc)
@@ -89,18 +103,16 @@ class Writer(Stage):
         kind: str,
         ident: str | None,
         fresh: dict[str, tuple[str, str, str, str]],
+        *,
+        loose: bool = True,
     ) -> tuple[str, str]:
         """(entity id, kind). Identifiers are chat-wide; bare names per world."""
         display = clean_name(name)
         key = name_key(display)
         if not key:
             raise _Unresolvable(f"empty name {name!r}")
-        if ident:
-            eid = store.by_ident.get(ident) or "e_" + hashlib.sha1(ident.encode()).hexdigest()[:16]
-        else:
-            eid = store.by_key.get((world, key)) or (
-                "e_" + hashlib.sha1(f"{world}|{key}".encode()).hexdigest()[:16]
-            )
+        ident = self.extractor.normalise_ident(ident)  # an invalid id is no identity
+        eid = self.identify(store, world, display, ident, fresh, loose=loose)
         existing = store.entities.get(eid)
         if existing is not None and existing.kind != kind:
             return eid, existing.kind  # the first kind sticks; the predicate check decides
@@ -110,6 +122,50 @@ class Writer(Stage):
                 return eid, prev[0]
             fresh[eid] = (kind, display, key, ident or "")
         return eid, kind
+
+    def identify(
+        self,
+        store: GraphStore,
+        world: str,
+        display: str,
+        ident: str | None,
+        fresh: dict[str, tuple[str, str, str, str]],
+        *,
+        loose: bool,
+    ) -> str:
+        """The entity a name (and id) stands for, known or new; see the module's docstring."""
+        index = self.names(store)
+        if ident:
+            if ident in store.by_ident:
+                return store.by_ident[ident]
+            # the same name said before without an id is this entity, unless it has another id
+            bare = [
+                i
+                for i in index.find([world], display, levels="e").ids
+                if not store.entities[i].ident
+            ]
+            if len(bare) == 1:
+                store.set_ident(bare[0], ident)
+                return bare[0]
+            return "e_" + hashlib.sha1(ident.encode()).hexdigest()[:16]
+        match = index.find([world], display, levels="el" if loose else "e")
+        if match.ambiguous:
+            options = "; ".join(entity_label(store, i) for i in match.ids)
+            raise _Unresolvable(f"{display!r} could name more than one entity: {options}")
+        if match.ids:
+            return match.ids[0]
+        rules = self.ctx.name_rules
+        eid = "e_" + hashlib.sha1(f"{world}|{name_key(display)}".encode()).hexdigest()[:16]
+        taken = store.entities.get(eid)
+        planned = fresh.get(eid)
+        if loose:  # free text: "платежей" and "платежи" in one message are one entity
+            return eid
+        if (taken is not None and rules.exact_key(taken.name) != rules.exact_key(display)) or (
+            planned is not None and rules.exact_key(planned[1]) != rules.exact_key(display)
+        ):  # a lemma twin stated with its own name: an entity of its own
+            exact = rules.exact_key(display)
+            eid = "e_" + hashlib.sha1(f"{world}|exact|{exact}".encode()).hexdigest()[:16]
+        return eid
 
     def planned(
         self,

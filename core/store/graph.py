@@ -151,6 +151,8 @@ class GraphReader(FactWriter):
                 self.by_key = {k: v for k, v in self.by_key.items() if v != eid}
                 if ent.ident:
                     self.by_ident.pop(ent.ident, None)
+                if self.names is not None:
+                    self.names.remove(eid)
         self.entity_vectors.remove(gone)
         self.refresh_world_stats()
         return int(n)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from core.identity import NameIndex, NameRules
 from core.index.vectors import VectorMatrix
 from core.index.words import MessageIndex
 from core.rows import (
@@ -37,6 +38,25 @@ class ChatIndexes(KuzuConnection):
     last_trace_id: str | None
     # predicates of cardinality one (set from the ontology when the chat opens)
     single_valued: frozenset[str]
+    names: NameIndex | None  # exact / lemma / sound name keys (core/identity.py), once asked
+
+    def use_name_rules(self, rules: NameRules) -> NameIndex:
+        """Index every entity's name under the ontology's name keys; kept current afterwards."""
+        self.names = NameIndex(rules)
+        for ent in self.entities.values():
+            self.names.add(ent.id, ent.world, [ent.name, *ent.aliases])
+        return self.names
+
+    def set_ident(self, entity_id: str, ident: str) -> None:
+        """Give an entity first named without its stable id that id (never replaces one)."""
+        ent = self.entities[entity_id]
+        if ent.ident or ident in self.by_ident:
+            return
+        self._exec(
+            "MATCH (e:Entity {id: $id}) SET e.ident = $ident", {"id": ent.id, "ident": ident}
+        )
+        ent.ident = ident
+        self.by_ident[ident] = ent.id
 
     def _world_row(self, row: list[Any], vec: npt.NDArray[np.float32] | None) -> WorldRow:
         """A world from (id, topic, access_count, created_at, last_active, merged_into) and
@@ -92,6 +112,8 @@ class ChatIndexes(KuzuConnection):
             self.by_key.setdefault((ent.world, alias), ent.id)
         if ent.ident:
             self.by_ident[ent.ident] = ent.id
+        if self.names is not None:
+            self.names.add(ent.id, ent.world, [ent.name, *ent.aliases])
         if vec is not None:
             self.entity_vectors.add(ent.id, vec)
 

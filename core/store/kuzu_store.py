@@ -70,6 +70,7 @@ class ChatStore(WorldMerger):
         self.entities = {}
         self.by_key = {}  # (world, key) -> entity id
         self.by_ident = {}  # stable identifier -> entity id
+        self.names = None  # built on first use with the ontology's legal forms
         self.by_kind = {}  # kind -> entity ids ("which policy ...")
         self.entity_vectors = VectorMatrix(dim)
         self.message_vectors = VectorMatrix(dim)

@@ -106,6 +106,8 @@ class WorldMerger(MessageLog):
             self.key_worlds.setdefault(ent.key, set()).add(ent.world)
             for alias in ent.aliases:
                 self.by_key.setdefault((ent.world, alias), ent.id)
+        if self.names is not None:
+            self.use_name_rules(self.names.rules)
         if self.last_world == src:
             self.last_world = dst
         self.refresh_world_stats()

@@ -98,9 +98,9 @@ async def test_same_message_id_is_not_duplicated(core: Core) -> None:
 
 async def test_identifiers_make_stable_ids_and_merge_aliases(core: Core) -> None:
     await core.remember(
-        "c", author="a", text="Romashka LLC (INN 7701234567) belongs to Flower Group"
+        "c", author="a", text="Romashka LLC (INN 7701234560) belongs to Flower Group"
     )
-    await core.remember("c", author="a", text="ООО Ромашка (ИНН 7701234567) использует CargoTrack")
+    await core.remember("c", author="a", text="ООО Ромашка (ИНН 7701234560) использует CargoTrack")
     stats = await core.stats("c")
     assert stats["entities"] == 3  # Romashka LLC == ООО Ромашка by tax id
     facts = await core.facts("c", "Romashka LLC")

@@ -232,26 +232,27 @@ async def test_a_folded_value_counts_from_its_newest_copy(
 async def test_three_values_from_three_worlds_leave_the_newest(
     tmp_path: Path, ontology: Ontology, use_embedder: Embedder
 ) -> None:
-    # these three (the offline extractor reads the last object as "Bob now") once made the
-    # merge's supersede update trip an assertion inside kuzu 0.11.3
+    # three values from three worlds (the offline extractor once read "Bob now" as a third
+    # name; it drops the adverb now, so the third is Dave) once made the merge's supersede
+    # update trip an assertion inside kuzu 0.11.3
     clock = ManualClock()
     core = adaptive_core(tmp_path / "d", use_embedder, ontology, clock, world_params=STRICT)
     chat = "tg:fold3"
     try:
         said = []
-        for text in ("Ann reports to Bob", "Ann reports to Carol", "Ann reports to Bob now"):
+        for text in ("Ann reports to Bob", "Ann reports to Carol", "Ann reports to Dave now"):
             said.append(await core.remember(chat, author="a", text=text))
             clock.advance(minutes=30)
         assert len({m.world for m in said}) == 3
         report = await run_jobs_once(core, job_settings())
         assert report["merged"] == 2
         boss = [f for f in await core.facts(chat) if f.predicate == "REPORTS_TO"]
-        assert [f.object for f in boss] == ["Bob now"]
+        assert [f.object for f in boss] == ["Dave"]
         history = await core.facts(chat, history=True)
         assert sorted(f.object for f in history if f.predicate == "REPORTS_TO") == [
             "Bob",
-            "Bob now",
             "Carol",
+            "Dave",
         ]
     finally:
         await core.close()

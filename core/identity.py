@@ -1,0 +1,217 @@
+"""Name keys of entity identity, strongest first: exact name, then lemma, then sound.
+
+A stable identifier (core/extract.py: tax id with valid check digits, e-mail, domain, deal id)
+beats every name key. Among names:
+
+- exact: case, punctuation and the legal form normalised ("ООО «Ромашка-Трейд»" ==
+  "ромашка трейд" == "Ромашка-Трейд"); the distinctive part must be the same words, so the
+  sibling "Ромашка-Логистика" never matches.
+- lemma: the exact key's words in dictionary form ("платежей" -> "платеж"); only for mentions in
+  free text and questions, never to unify two entities each stated with their own name.
+- sound: a consonant skeleton after Latin transliteration ("Romashka Trade" and "Ромашка-Трейд"
+  both give "rmSk trd"); only across scripts, only for mentions, and only for skeletons long
+  enough to mean something.
+
+Pure functions and a small in-memory index; no store and no model.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from core.language import clean_name, lemma, tokens
+
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+_LATIN = re.compile(r"[a-z]", re.IGNORECASE)
+_NOT_WORD = re.compile(r"[^\w]+", re.UNICODE)
+_TRANSLIT = str.maketrans(
+    {
+        "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh",
+        "з": "z", "и": "i", "й": "y", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o",
+        "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f", "х": "kh", "ц": "ts",
+        "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu",
+        "я": "ya",
+    }
+)  # fmt: skip
+# Latin spellings of one sound, longest first; capitals mark a digraph already folded
+_DIGRAPHS = (
+    ("shch", "S"), ("sch", "S"), ("sh", "S"), ("ch", "C"), ("tch", "C"), ("zh", "Z"),
+    ("kh", "h"), ("ts", "c"), ("tz", "c"), ("ph", "f"), ("ck", "k"), ("qu", "kv"), ("x", "ks"),
+    ("w", "v"), ("c", "k"), ("q", "k"), ("z", "s"), ("j", "y"),
+)  # fmt: skip
+_VOWELS = re.compile(r"[aeiouy]+")
+MIN_SOUND_CONSONANTS = 3  # "Ann" (n), "Ivan" (vn) sound like too much; "чекаут" (Ckt) does not
+
+
+def script(text: str) -> str:
+    """'cyrl', 'latn' or '' (digits, mixed with neither)."""
+    if _CYRILLIC.search(text):
+        return "cyrl"
+    return "latn" if _LATIN.search(text) else ""
+
+
+def _fold(text: str) -> str:
+    # case, ё and Latin diacritics do not tell two names apart ("São" == "Sao")
+    text = unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
+    return "".join(_bare_latin(c) for c in text)
+
+
+def _bare_latin(char: str) -> str:
+    if char.isascii() or _CYRILLIC.match(char):  # "й" is a letter of its own, not "и" + breve
+        return char
+    return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+
+
+def _word_skeleton(word: str) -> str:
+    latin = word.translate(_TRANSLIT)
+    for spelling, sound in _DIGRAPHS:
+        latin = latin.replace(spelling, sound)
+    bare = _VOWELS.sub("", latin)
+    return re.sub(r"(.)\1+", r"\1", bare)
+
+
+class NameRules:
+    """The name keys, with the legal forms the ontology declares (ontology.legal_forms)."""
+
+    def __init__(self, legal_forms: Mapping[str, Sequence[str]]) -> None:
+        self._folded: set[str] = set()  # case-insensitive forms: "llc", "ltda", "gmbh"
+        self._exact: set[str] = set()  # two letters or fewer: only as written ("SA", "ИП", "ME")
+        for forms in legal_forms.values():
+            for form in forms:
+                bare = _NOT_WORD.sub("", form)
+                if len(bare) <= 2:
+                    self._exact.add(bare)
+                else:
+                    self._folded.add(_fold(bare))
+
+    def is_form(self, word: str) -> bool:
+        bare = _NOT_WORD.sub("", word)
+        return bool(bare) and (bare in self._exact or _fold(bare) in self._folded)
+
+    def split_form(self, name: str) -> tuple[str, str]:
+        """(the name without its legal form, the form as written or ''); never empties a name."""
+        words = clean_name(name).split()
+        head: list[str] = []
+        tail: list[str] = []
+        while len(words) > 1 and self.is_form(words[0]):
+            head.append(words.pop(0))
+        while len(words) > 1 and self.is_form(words[-1]):
+            tail.insert(0, words.pop())
+        core = " ".join(words).rstrip(",").strip()
+        return clean_name(core) or clean_name(name), " ".join([*head, *tail])
+
+    def keys(self, name: str) -> tuple[str, str, str]:
+        """(exact, lemma, sound) keys of a name, built word by word from cached word keys."""
+        core, _form = self.split_form(name)
+        parts = [_word_keys(w) for w in core.split()]
+        exact = " ".join(p[0] for p in parts if p[0])
+        lemmas = " ".join(p[1] for p in parts if p[1])
+        sounds = [p[2] for p in parts if p[2]]
+        sound = " ".join(sounds) if len("".join(sounds)) >= MIN_SOUND_CONSONANTS else ""
+        return exact, lemmas, sound
+
+    def exact_key(self, name: str) -> str:
+        return self.keys(name)[0]
+
+    def lemma_key(self, name: str) -> str:
+        return self.keys(name)[1]
+
+    def sound_key(self, name: str) -> str:
+        """The consonant skeleton of the name; '' when too short to tell names apart."""
+        return self.keys(name)[2]
+
+
+@lru_cache(maxsize=65536)
+def _word_keys(word: str) -> tuple[str, str, str]:
+    exact = " ".join(_NOT_WORD.sub(" ", _fold(word)).replace("_", " ").split())
+    toks = tokens(word)
+    lemmas = [lemma(t).lower() for t in toks]
+    # Cyrillic words sound like their lemma ("Ромашку" ~ "Romashka"); Latin ones as written,
+    # since an English/Portuguese lemma of a name can be another word ("São" -> "ser")
+    sounds = [
+        _word_skeleton((lem if script(t) == "cyrl" else _fold(t)).replace("ё", "е"))
+        for t, lem in zip(toks, lemmas, strict=True)
+    ]
+    return exact, " ".join(lemmas), " ".join(s for s in sounds if s)
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """What one mention resolves to: the strongest level with any hit, and its entities."""
+
+    level: str  # "exact" | "lemma" | "sound" | ""
+    ids: tuple[str, ...] = ()
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.ids) > 1
+
+
+NO_MATCH = NameMatch("")
+
+
+@dataclass
+class NameIndex:
+    """(world, key) -> entity ids, per level; many ids under one key is an ambiguity to report."""
+
+    rules: NameRules
+    tables: dict[str, dict[tuple[str, str], list[str]]] = field(
+        default_factory=lambda: {"exact": {}, "lemma": {}, "sound": {}}
+    )
+    _scripts: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (eid, sound)
+    _keys: dict[str, list[tuple[str, tuple[str, str]]]] = field(default_factory=dict)
+
+    def add(self, eid: str, world: str, names: Iterable[str]) -> None:
+        for name in names:
+            exact, lemmas, sound = self.rules.keys(name)
+            self._put("exact", (world, exact), eid)
+            self._put("lemma", (world, lemmas), eid)
+            if sound:
+                self._put("sound", (world, sound), eid)
+                self._scripts.setdefault((eid, sound), set()).add(script(name))
+
+    def world_of(self, eid: str) -> str:
+        keys = self._keys.get(eid)
+        return keys[0][1][0] if keys else ""
+
+    def _put(self, level: str, key: tuple[str, str], eid: str) -> None:
+        if not key[1]:
+            return
+        hits = self.tables[level].setdefault(key, [])
+        if eid not in hits:
+            hits.append(eid)
+            self._keys.setdefault(eid, []).append((level, key))
+
+    def remove(self, eid: str) -> None:
+        for level, key in self._keys.pop(eid, []):
+            table = self.tables[level]
+            left = [h for h in table.get(key, []) if h != eid]
+            if left:
+                table[key] = left
+            else:
+                table.pop(key, None)
+            self._scripts.pop((eid, key[1]), None)
+
+    def find(self, worlds: Iterable[str], mention: str, *, levels: str = "els") -> NameMatch:
+        """The entities a mention names, strongest level first ('e'xact, 'l'emma, 's'ound)."""
+        worlds = list(worlds)
+        keys = dict(zip(("exact", "lemma", "sound"), self.rules.keys(mention), strict=True))
+        for code, level in (("e", "exact"), ("l", "lemma"), ("s", "sound")):
+            if code not in levels:
+                continue
+            key = keys[level]
+            ids = _unique(i for w in worlds for i in self.tables[level].get((w, key), ()))
+            if level == "sound":  # transliteration only bridges scripts: same script is lemma's
+                own = script(mention)
+                ids = tuple(i for i in ids if own and self._scripts.get((i, key), set()) - {own})
+            if key and ids:
+                return NameMatch(level, ids)
+        return NO_MATCH
+
+
+def _unique(ids: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(ids))

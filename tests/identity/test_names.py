@@ -1,0 +1,144 @@
+"""Name keys: legal forms, siblings, inflection, transliteration; and the offline names."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.extract import OfflineExtractor
+from core.identity import NameIndex, NameRules
+from ontology import load_ontology
+
+ONTO = load_ontology()
+RULES = NameRules(ONTO.legal_forms)
+EXTRACTOR = OfflineExtractor(ONTO)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("ООО «Ромашка-Трейд»", "Ромашка-Трейд"),
+        ("ООО Ромашка-Трейд", "ромашка трейд"),
+        ("Romashka Trade LLC", "Romashka Trade"),
+        ("Acme, Inc.", "ACME"),
+        ("Flores Ltda.", "Flores"),
+        ("Petrobras S.A.", "petrobras"),
+        ("Sistemas Rápidos ME", "Sistemas Rapidos"),
+        ("Klein GmbH", "Klein"),
+        ("Сбер ПАО", "ПАО Сбер"),
+    ],
+)
+def test_a_name_with_or_without_its_legal_form_is_one_name(a: str, b: str) -> None:
+    assert RULES.exact_key(a) == RULES.exact_key(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("ООО Ромашка-Трейд", "ООО Ромашка-Логистика"),
+        ("Romashka Trade LLC", "Romashka Logistics LLC"),
+        ("Flores Comércio Ltda", "Flores Serviços Ltda"),
+        ("Acme Inc", "Acme Labs Inc"),
+        ("ИП Сидоров", "ИП Петров"),
+    ],
+)
+def test_siblings_never_share_a_key(a: str, b: str) -> None:
+    assert RULES.exact_key(a) != RULES.exact_key(b)
+    assert RULES.sound_key(a) != RULES.sound_key(b)
+
+
+def test_a_legal_form_alone_stays_a_name() -> None:
+    assert RULES.exact_key("LLC") == "llc"
+    assert RULES.split_form("ME") == ("ME", "")
+
+
+def test_short_forms_only_as_written() -> None:
+    # "me" in a sentence or "Sa" as a name are not legal forms; "ME" at the end is
+    assert RULES.split_form("Tell me")[1] == ""
+    assert RULES.split_form("Sistemas ME") == ("Sistemas", "ME")
+
+
+def test_index_finds_strongest_level_and_reports_two_candidates() -> None:
+    index = NameIndex(RULES)
+    index.add("trade", "w", ["ООО Ромашка-Трейд"])
+    index.add("logistics", "w", ["ООО Ромашка-Логистика"])
+    index.add("pay", "w", ["платежи"])
+    index.add("pays", "w", ["платежей"])  # stated apart: two entities whose lemmas meet
+    assert index.find(["w"], "Ромашка-Трейд").ids == ("trade",)
+    assert index.find(["w"], "Ромашка-Трейд").level == "exact"
+    assert index.find(["w"], "Romashka Trade").ids == ("trade",)  # transliterated
+    assert index.find(["w"], "Romashka Trade").level == "sound"
+    assert index.find(["w"], "Ромашку-Трейд").ids == ("trade",)  # inflected
+    assert index.find(["w"], "Ромашка").ids == ()  # a shared prefix names neither sibling
+    assert index.find(["w"], "платежи").ids == ("pay",)  # exact beats lemma
+    both = index.find(["w"], "платежам")
+    assert both.ambiguous and set(both.ids) == {"pay", "pays"}
+    assert index.find(["w"], "платежам", levels="e").ids == ()
+    index.remove("pay")
+    assert index.find(["w"], "платежам").ids == ("pays",)
+    assert index.find(["other"], "Ромашка-Трейд").ids == ()
+
+
+def test_transliteration_bridges_scripts_only() -> None:
+    index = NameIndex(RULES)
+    index.add("co", "w", ["checkout"])
+    index.add("ms", "w", ["Москва"])
+    assert index.find(["w"], "чекаут").ids == ("co",)
+    assert index.find(["w"], "Moscow").ids == ("ms",)
+    assert index.find(["w"], "chekout").ids == ()  # same script: a typo is not a translation
+    index.add("ann", "w", ["Ann"])
+    assert index.find(["w"], "Ан").ids == ()  # too short to tell
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ann still reports to Bob", ("Ann", "REPORTS_TO", "Bob")),
+        ("ann also reports to bob now", ("ann", "REPORTS_TO", "bob")),
+        ("Ann, our CTO, reports to Bob, our CEO", ("Ann", "REPORTS_TO", "Bob")),
+        ("Анна по-прежнему подчиняется Борису", ("Анна", "REPORTS_TO", "Борис")),
+        ("Ana ainda reporta ao Bruno", ("Ana", "REPORTS_TO", "Bruno")),
+        ("Джакарта находится на острове Ява", ("Джакарта", "LOCATED_IN", "Ява")),
+        ("Джакарта находится в Индонезии, на острове Ява", ("Джакарта", "LOCATED_IN", "Индонезия")),
+        ("o escritório fica na cidade de Lisboa", ("escritório", "LOCATED_IN", "Lisboa")),
+        ("checkout зависит от платежей", ("checkout", "DEPENDS_ON", "платежи")),
+        ("чекаут зависит от антифрода", ("чекаут", "DEPENDS_ON", "антифрод")),
+        ("checkout интегрирован с Битриксом", ("checkout", "INTEGRATED_WITH", "Битрикс")),
+    ],
+)
+def test_offline_names_are_clean(text: str, expected: tuple[str, str, str]) -> None:
+    triples = EXTRACTOR.extract(text)
+    assert [(t.subject, t.predicate, t.object) for t in triples] == [expected]
+
+
+def test_a_list_tail_with_its_own_verb_is_its_own_fact() -> None:
+    triples = EXTRACTOR.extract("Django admin uses Python and runs on Linux servers")
+    assert [(t.subject, t.object) for t in triples] == [
+        ("Django admin", "Python"),
+        ("Django admin", "Linux servers"),
+    ]
+    assert all("runs" not in t.object for t in triples)
+
+
+def test_a_relative_clause_is_no_part_of_a_name() -> None:
+    [triple] = EXTRACTOR.extract("the api uses Kafka which runs on k8s")
+    assert triple.object == "Kafka"
+
+
+def test_lists_still_give_every_item() -> None:
+    triples = EXTRACTOR.extract("checkout depends on payments, ledger and antifraud")
+    assert [t.object for t in triples] == ["payments", "ledger", "antifraud"]
+
+
+def test_two_ids_under_one_name_are_two_things_even_across_worlds() -> None:
+    from core.pipeline.select import name_mentions
+
+    index = NameIndex(RULES)
+    index.add("a", "w1", ["ООО Ромашка"])
+    index.add("b", "w2", ["ООО Ромашка"])
+    idents = {"a": "tax_id:7707083893", "b": "tax_id:7701234560"}
+    split = name_mentions(index, "что купила Ромашка?", {"w1", "w2"}, idents.__getitem__)
+    assert split.found == []
+    assert [(phrase, sorted(ids)) for phrase, ids in split.ambiguous] == [("Ромашка", ["a", "b"])]
+    # without ids, one name in two topic worlds is one thing seen twice
+    seen_twice = name_mentions(index, "что купила Ромашка?", {"w1", "w2"})
+    assert sorted(seen_twice.found) == ["a", "b"] and seen_twice.ambiguous == []
