@@ -59,6 +59,39 @@ def score(embedder: Embedder, part: str, cut: float) -> tuple[int, int, int, int
     return hit, pos, rej, neg
 
 
+def timing(n: int = 10_000) -> None:
+    """Building a chat's name index (once, on first use after it opens) and one question."""
+    import random
+    import statistics
+    import time
+
+    from core.language import lemma
+
+    words = (
+        "платежи сервис доставки Ромашка Трейд склад Казань отчёт payments gateway ledger "
+        "billing core auth api Flores Comércio Serviços pagamentos estoque faturamento"
+    ).split()
+    rng = random.Random(16)
+    names = [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(n)]
+    for word in words:  # dictionaries loaded before the clock starts
+        lemma(word.lower())
+    start = time.perf_counter()
+    index = NameIndex(NameRules(load_ontology().legal_forms))
+    for i, name in enumerate(names):
+        index.add(f"e{i}", "w", [name])
+    built = time.perf_counter() - start
+    question = "кто принимает решения за Ромашка-Трейд и что с платежами склада?"
+    name_mentions(index, question, {"w"})
+    laps = []
+    for _ in range(50):
+        t0 = time.perf_counter()
+        name_mentions(index, question, {"w"})
+        laps.append((time.perf_counter() - t0) * 1000)
+    print(
+        f"name index: {n} names built in {built:.2f} s; a question's names {statistics.median(laps):.2f} ms p50"
+    )
+
+
 def embedders() -> dict[str, Embedder]:
     from bench.common import offline_embedder
     from core.embedding.use import UseEmbedder
@@ -69,7 +102,11 @@ def embedders() -> dict[str, Embedder]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--part", default="held", choices=("held", "tune"))
-    part = parser.parse_args().part
+    parser.add_argument("--timing", action="store_true", help="also time the name index")
+    args = parser.parse_args()
+    part = args.part
+    if args.timing:
+        timing()
     print(f"mention -> entity, part={part} (named: right entity; none: no seed at all)")
     for label, embedder in embedders().items():
         derived = seed_cutoff(embedder)

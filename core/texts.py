@@ -3,16 +3,6 @@
 from __future__ import annotations
 
 _TEXTS: dict[str, dict[str, str]] = {
-    "no_facts": {
-        "en": "I have no facts about {names}.",
-        "pt": "Não tenho fatos sobre {names}.",
-        "ru": "У меня нет фактов о {names}.",
-    },
-    "no_facts_at_all": {
-        "en": "I have no facts that answer this yet.",
-        "pt": "Ainda não tenho fatos que respondam a isso.",
-        "ru": "Пока у меня нет фактов, отвечающих на это.",
-    },
     "nothing_found": {
         "en": "I could not find anything about that in what I have been told. Ask me about "
         "what the team has shared here, or ask for a person and someone will follow up.",
@@ -45,42 +35,12 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "(de uma mensagem de {author} em {date})",
         "ru": "(из сообщения {author} от {date})",
     },
-    "related": {"en": "Related", "pt": "Relacionado", "ru": "Связано"},
-    "see_why": {
-        "en": "Details: /why",
-        "pt": "Detalhes: /why",
-        "ru": "Подробности: /why",
-    },
     "ambiguous": {
         "en": "“{name}” could mean more than one: {options}. Which one do you mean?",
         "pt": "“{name}” pode ser mais de um: {options}. Qual deles você quer dizer?",
         "ru": "«{name}» может означать несколько: {options}. Кого из них вы имеете в виду?",
     },
-    "known": {"en": "Here is what I know:", "pt": "Eis o que eu sei:", "ru": "Вот что я знаю:"},
     "paths": {"en": "Path", "pt": "Caminho", "ru": "Путь"},
-    "facts": {"en": "Facts", "pt": "Fatos", "ru": "Факты"},
-    "yes": {"en": "Yes", "pt": "Sim", "ru": "Да"},
-    "no": {"en": "No", "pt": "Não", "ru": "Нет"},
-    "no_fact_that": {
-        "en": "I have no fact that {s} {p} {o}.",
-        "pt": "Não tenho fato de que {s} {p} {o}.",
-        "ru": "У меня нет факта, что {s} {p} {o}.",
-    },
-    "reverse_known": {
-        "en": "The opposite direction is known: {path}.",
-        "pt": "A direção oposta é conhecida: {path}.",
-        "ru": "Известно обратное направление: {path}.",
-    },
-    "when_said": {
-        "en": "On {date}: “{said}” [{id}]",
-        "pt": "Em {date}: “{said}” [{id}]",
-        "ru": "{date}: «{said}» [{id}]",
-    },
-    "evidence": {
-        "en": "Related messages",
-        "pt": "Mensagens relacionadas",
-        "ru": "Связанные сообщения",
-    },
     "remembered": {
         "en": "Remembered {n} fact(s).",
         "pt": "Memorizei {n} fato(s).",

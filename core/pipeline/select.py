@@ -66,10 +66,16 @@ def _one_thing(names: NameIndex, ids: tuple[str, ...], ident_of: Callable[[str],
     return len(set(worlds)) == len(worlds) and len(idents) <= 1
 
 
+# a tax id's scheme follows from its length (ontology/checks.py): INN 10/12, CPF 11, CNPJ 14
+_TAX_SCHEMES = {10: "ИНН", 12: "ИНН", 11: "CPF", 14: "CNPJ"}
+
+
 def entity_label(store: GraphStore, eid: str) -> str:
-    """A name as the user can tell it apart: 'ООО Ромашка (tax_id 7707083893)'."""
+    """A name as the user can tell it apart: 'ООО Ромашка (ИНН 7707083893)'."""
     ent = store.entities[eid]
     rule, _sep, value = ent.ident.partition(":")
+    if rule == "tax_id":
+        rule = _TAX_SCHEMES.get(len(value), rule)
     return f"{ent.name} ({rule} {value})" if value else f"{ent.name} ({ent.kind})"
 
 
