@@ -75,10 +75,20 @@ async def finish(inbound: InboundLog | None, chat: str, msg_id: str) -> None:
         await asyncio.to_thread(inbound.finish, chat, msg_id)
 
 
-def rebuildable(inbound: InboundLog | None, chat: str) -> bool:
-    """A broken chat is rebuilt only from a record that has something in it; otherwise the
-    failure is reported rather than hidden behind an empty chat."""
-    return inbound is not None and bool(inbound.records(chat))
+CREATED = "@created"
+
+
+def record_created(inbound: InboundLog, chat: str, ts: datetime) -> None:
+    """A new chat: from now on the log holds everything it is told (blocking; the pool calls it
+    in its worker thread when it creates the chat's directory)."""
+    inbound.begin(ChatRecord(chat, CREATED, "created", "", "", ts, "", done=True))
+    inbound.finish(chat, CREATED)
+
+
+def rebuildable(inbound: InboundLog, chat: str) -> bool:
+    """Only a chat the log holds from its start is rebuilt from it; one older than the log
+    would lose what came before, so its failure is reported instead (its files untouched)."""
+    return any(r.kind == "created" for r in inbound.records(chat))
 
 
 async def recover(core: Ingests) -> int:
@@ -91,7 +101,7 @@ async def recover(core: Ingests) -> int:
     records = await asyncio.to_thread(inbound.unfinished)
     for rec in records:
         try:
-            if rec.kind == "forget":  # recorded done; nothing to take up
+            if rec.kind in ("forget", "created"):  # recorded done; nothing to take up
                 await finish(inbound, rec.chat, rec.id)
             elif rec.kind == "fact":
                 triple = TripleIn.model_validate_json(rec.triple)

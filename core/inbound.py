@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-RecordKind = Literal["message", "fact", "forget"]  # forget: an entity erased by request
+# forget: an entity erased by request; created: the chat began while the log was kept, so the
+# log holds all of it (only such a chat is rebuilt from the log)
+RecordKind = Literal["message", "fact", "forget", "created"]
+RECORD_KINDS: tuple[RecordKind, ...] = ("message", "fact", "forget", "created")
 
 
 @dataclass(frozen=True)

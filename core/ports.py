@@ -214,10 +214,15 @@ class GraphStores(Protocol):
         ...
 
     def recover_with(
-        self, *, can_rebuild: Callable[[str], bool], rebuild: Callable[[str, GraphStore], None]
+        self,
+        *,
+        on_created: Callable[[str], None],
+        can_rebuild: Callable[[str], bool],
+        rebuild: Callable[[str, GraphStore], None],
     ) -> None:
-        """How a chat whose database cannot be opened is rebuilt (issue 12): set aside and
-        rebuilt by `rebuild` when `can_rebuild(chat)`, else opening it is a StoreError."""
+        """How a chat whose database cannot be opened is rebuilt (issue 12): `on_created(chat)`
+        when a chat's directory is first made; a broken chat is set aside and rebuilt by
+        `rebuild` when `can_rebuild(chat)`, else opening it is a StoreError."""
         ...
 
     async def run(self, chat: str, fn: Callable[[GraphStore], T]) -> T:

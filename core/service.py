@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from core import durable
 from core.clock import SystemClock
 from core.config import CoreConfig
 from core.contract import CoreApi, HandoffDesk
@@ -86,7 +87,8 @@ class Core:
         self.clock = clock or SystemClock()
         if inbound is not None:  # a chat whose graph cannot be opened is rebuilt from it
             pool.recover_with(
-                can_rebuild=lambda chat: bool(inbound.records(chat)),
+                on_created=lambda chat: durable.record_created(inbound, chat, self.clock.now()),
+                can_rebuild=lambda chat: durable.rebuildable(inbound, chat),
                 rebuild=lambda chat, store: self._history.rebuild(
                     chat, store, inbound.records(chat)
                 ),

@@ -118,6 +118,8 @@ class History(Ingest):
         status = "failed" if self.llm is not None else "offline"
         adaptive = self.config.world_mode == "adaptive"
         for rec in records:
+            if rec.kind == "created":
+                continue
             if rec.kind == "forget":  # an erase request, at its place in the history
                 worlds = {ent.world for ent in store.entities.values()}
                 # the entities the name meant, found as Core.forget_entity found them

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core.inbound import ChatRecord, Delivery
+from core.inbound import RECORD_KINDS, ChatRecord, Delivery
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS delivery (
@@ -185,7 +185,7 @@ def _record(row: tuple[str, str, str, str, str, str, str, int]) -> ChatRecord:
     return ChatRecord(
         chat=row[0],
         id=row[1],
-        kind="fact" if row[2] == "fact" else "forget" if row[2] == "forget" else "message",
+        kind=next((k for k in RECORD_KINDS if k == row[2]), "message"),
         author=row[3],
         text=row[4],
         ts=ts if ts.tzinfo else ts.replace(tzinfo=UTC),

@@ -43,6 +43,11 @@ def chat_dirname(chat: str) -> str:
     return hashlib.sha256(chat.encode()).hexdigest()[:24]
 
 
+# Kùzu errors at open that say nothing about the files: another process holds the database,
+# or memory ran short. Such a chat is reported, never set aside.
+_NOT_BROKEN = ("Could not set lock", "Buffer manager exception")
+
+
 def set_aside(path: Path) -> Path:
     """Move a chat's unreadable files aside (never deleted: someone may want them back)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
@@ -85,6 +90,7 @@ class StorePool:
         self._locks: dict[str, asyncio.Lock] = {}
         self._single_valued: frozenset[str] = frozenset()
         self._embed: Callable[[list[str]], Vector] | None = None
+        self._on_created: Callable[[str], None] | None = None
         self._can_rebuild: Callable[[str], bool] = lambda chat: False
         self._rebuild: Callable[[str, GraphStore], None] | None = None
 
@@ -129,6 +135,8 @@ class StorePool:
         try:
             store = self._new_store(path)
         except RuntimeError as exc:  # Kùzu could not open (or replay the WAL of) the database
+            if any(cause in str(exc) for cause in _NOT_BROKEN):
+                raise StoreError(f"the chat's database is busy: {exc}") from exc
             if self._rebuild is None or not self._can_rebuild(chat):
                 raise StoreError(f"the chat's database cannot be opened: {exc}") from exc
             aside = set_aside(path)
@@ -143,6 +151,8 @@ class StorePool:
             store.rebuild = True
         meta = path / "chat.json"
         if not meta.exists():
+            if self._on_created is not None:
+                self._on_created(chat)
             meta.write_text(json.dumps({"chat": chat}))
         self._open[chat] = store
         store.single_valued = self._single_valued
@@ -165,11 +175,16 @@ class StorePool:
         )
 
     def recover_with(
-        self, *, can_rebuild: Callable[[str], bool], rebuild: Callable[[str, GraphStore], None]
+        self,
+        *,
+        on_created: Callable[[str], None],
+        can_rebuild: Callable[[str], bool],
+        rebuild: Callable[[str, GraphStore], None],
     ) -> None:
         """A chat whose database cannot be opened is set aside and rebuilt, when
         `can_rebuild(chat)` says its durable record holds it, by `rebuild(chat, fresh store)`
         (in the worker thread, under the chat's lock); otherwise opening it is a StoreError."""
+        self._on_created = on_created
         self._can_rebuild = can_rebuild
         self._rebuild = rebuild
 

@@ -133,20 +133,23 @@ async def test_unreadable_chat_is_set_aside_and_rebuilt_from_its_record(
     await core.close()
 
 
-async def test_unreadable_chat_without_a_record_is_an_error_not_an_empty_chat(
+async def test_unreadable_chat_older_than_the_log_is_an_error_not_an_empty_chat(
     tmp_path: Path, ontology: Ontology
 ) -> None:
     emb = HashEmbedder()
     pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name)
-    core = Core(pool=pool, embedder=emb, ontology=ontology)
+    core = Core(pool=pool, embedder=emb, ontology=ontology)  # no log yet
     await core.remember(CHAT, author="ann", text="checkout depends on payments")
     await core.close()
+    core = make_core(tmp_path, ontology)  # the log from now on: it lacks the first message
+    await core.remember(CHAT, author="ann", text="billing depends on ledger", message_id="2")
+    await core.close()
     (pool.path(CHAT) / "graph.kz").write_bytes(b"junk" * 4000)
-    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name)
-    core = Core(pool=pool, embedder=emb, ontology=ontology)
+    core = make_core(tmp_path, ontology)
     with pytest.raises(StoreError, match="cannot be opened"):
         await core.facts(CHAT)
     await core.close()
+    assert (pool.path(CHAT) / "graph.kz").read_bytes().startswith(b"junk")  # left in place
 
 
 async def test_forgetting_a_chat_forgets_its_record(tmp_path: Path, ontology: Ontology) -> None:
