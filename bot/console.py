@@ -9,6 +9,7 @@ from typing import TextIO
 from bot.conversation import with_follow_up
 from core.contract import CoreApi
 from core.errors import CoreError, InvalidInput, NotFound
+from core.language import sanitize
 from core.render import render_facts, render_pending, render_trace, render_worlds
 
 HELP = """Type a statement to remember it ("checkout depends on payments"),
@@ -19,7 +20,7 @@ Commands: /why  /facts [entity]  /forget <entity|all>  /worlds  /review  /approv
 
 async def console_command(core: CoreApi, chat: str, line: str) -> str:
     """One line in, one reply out (also used by tests)."""
-    cmd, _, arg = line.strip().partition(" ")
+    cmd, _, arg = sanitize(line).strip().partition(" ")  # no invisible characters in commands
     arg = arg.strip()
     try:
         if cmd in ("/help", "/start"):

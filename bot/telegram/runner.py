@@ -69,9 +69,11 @@ def build_dispatcher(
     dp["confirmations"] = Confirmations()
     dp["inflight"] = inflight = InFlight()
     dp.update.outer_middleware(inflight)
+    # ChatOrder before anything that awaits: it queues a chat's updates in arrival order, and
+    # an await ahead of it (the journal's reads) would let a later update overtake
+    dp.update.outer_middleware(ChatOrder())
     if core.inbound is not None:  # issue 12: durable updates
         dp.update.outer_middleware(Journal(core.inbound))
-    dp.update.outer_middleware(ChatOrder())
     # Order matters: commands and buttons first, free text (and unknown commands) last.
     routers = [commands.make_router(), callbacks.make_router()]
     manager_ids = handoff.telegram_manager_ids if handoff is not None else None

@@ -246,3 +246,25 @@ async def test_a_forgotten_entity_stays_forgotten_after_a_rebuild(
     assert {f.sentence() for f in await core.facts(CHAT)} == before
     assert await durable.recover(core) == 0
     await core.close()
+
+
+async def test_invisible_characters_and_lone_surrogates_are_harmless(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    core = make_core(tmp_path, ontology)
+    await core.remember(CHAT, author="ann", text="check\u200bout depends on pay\u202ements")
+    await core.remember(CHAT, author="ann", text="checkout depends on \ufeffantifraud\x07")
+    await core.remember(CHAT, author="ann", text="broken \ud800 surrogate depends on x")
+    names = {f.subject for f in await core.facts(CHAT)} | {f.object for f in await core.facts(CHAT)}
+    assert {"checkout", "payments", "antifraud"} <= names
+    assert len(await core.facts(CHAT, "checkout")) == 2  # one entity, not two
+    answer = await core.ask(CHAT, "what does check\u200bout depend on \udfff?")
+    assert answer.answer
+    await core.close()
+
+
+async def test_a_lone_surrogate_reaches_the_real_tokenizer_harmlessly(real_core: Core) -> None:
+    # the model's tokenizer raises TypeError on a lone surrogate; the core's entrance mends it
+    await real_core.remember(CHAT, author="\udfffann", text="checkout \ud800 depends on payments")
+    answer = await real_core.ask(CHAT, "what does checkout depend on\udfff?")
+    assert "payments" in answer.answer
