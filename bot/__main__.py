@@ -1,4 +1,4 @@
-"""Entry point: python -m bot {run,console,ingest,ask,jobs}."""
+"""Entry point: python -m bot {run,console,ingest,ask,export,jobs}."""
 
 from __future__ import annotations
 
@@ -7,9 +7,13 @@ import asyncio
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.store.memory import tune_allocator
 from ontology import OntologyError
+
+if TYPE_CHECKING:
+    from core.contract import CoreApi
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true")
     a.add_argument("--questions", type=Path, help="one question per line")
     a.add_argument("question", nargs="?")
+    e = sub.add_parser("export", help="print a chat as JSON Lines (ingest reads it back)")
+    e.add_argument("--data-dir", type=Path)
+    e.add_argument("--chat", required=True)
     j = sub.add_parser("jobs", help="run the background jobs")
     j.add_argument("--data-dir", type=Path)
     j.add_argument("--once", action="store_true")
@@ -52,6 +59,10 @@ async def _main(args: argparse.Namespace) -> int:
         return await run_all(settings)
     core = build_core(settings)
     try:
+        if args.command in ("console", "ingest"):
+            from core.durable import recover
+
+            await recover(core)  # what a crash left unfinished, before anything new
         if args.command == "console":
             from bot.console import run_console
 
@@ -82,6 +93,8 @@ async def _main(args: argparse.Namespace) -> int:
                 return 2
             failures = await ask_many(core, args.chat, questions, out=sys.stdout, as_json=args.json)
             return 1 if failures else 0
+        if args.command == "export":
+            return await _export(core, args.chat)
         if args.command == "jobs":
             from bot.jobs import run_jobs_once
 
@@ -91,6 +104,21 @@ async def _main(args: argparse.Namespace) -> int:
     finally:
         await core.close()
     return 2
+
+
+async def _export(core: CoreApi, chat: str) -> int:
+    from bot.export import export_chat
+    from core.errors import CoreError
+
+    if not core.has_chat(chat):
+        print(f"no chat {chat!r} in this data directory", file=sys.stderr)
+        return 2
+    try:
+        await export_chat(core, chat, sys.stdout)
+    except (CoreError, RuntimeError) as exc:  # Kùzu raises RuntimeError on a broken file
+        print(f"chat {chat!r} cannot be read: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from core.handoff import HandoffConfig, HandoffService, HandoffStore
 from core.ports import Clock, Embedder, Llm
 from core.recall import RecallConfig
 from core.service import Core
+from core.store.inbound_log import SqliteInboundLog
 from core.store.pool import StorePool
 from ontology import Ontology, load_ontology
 
@@ -157,6 +158,7 @@ def build_core(
         config=core_config(settings, embedder.model_name),
         llm=llm,
         handoff=build_handoff(settings),
+        inbound=SqliteInboundLog(settings.storage.data_dir / "inbound.sqlite3"),
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from bot.export import is_export, restore_file
 from core.contract import CoreApi
 from core.errors import CoreError
 from core.models import ImportItem, IngestResult, TripleIn
@@ -121,6 +122,8 @@ async def ingest_file(
     err: TextIO = sys.stderr,
     batch_size: int = IMPORT_BATCH,
 ) -> dict[str, int]:
+    if is_export(path):  # the output of `python -m bot export`: restored as it was
+        return await restore_file(core, chat, path, err=err)
     job = _Import(core, chat, path, err)
     batch: list[ImportLine | tuple[int, str]] = []  # valid lines, or (line number, why not)
     with path.open(encoding="utf-8") as fh:

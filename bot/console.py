@@ -10,6 +10,7 @@ from bot.conversation import with_follow_up
 from bot.render import render_facts, render_pending, render_trace, render_worlds
 from core.contract import CoreApi
 from core.errors import CoreError, InvalidInput, NotFound
+from core.language import sanitize
 
 HELP = """Type a statement to remember it ("checkout depends on payments"),
 or a question to ask ("which policy applies to checkout?").
@@ -19,7 +20,7 @@ Commands: /why  /facts [entity]  /forget <entity|all>  /worlds  /review  /approv
 
 async def console_command(core: CoreApi, chat: str, line: str) -> str:
     """One line in, one reply out (also used by tests)."""
-    cmd, _, arg = line.strip().partition(" ")
+    cmd, _, arg = sanitize(line).strip().partition(" ")  # no invisible characters in commands
     arg = arg.strip()
     try:
         if cmd in ("/help", "/start"):

@@ -18,6 +18,9 @@ log = logging.getLogger(__name__)
 
 async def run_all(settings: Settings) -> int:
     core = build_core(settings)
+    from core.durable import recover
+
+    await recover(core)  # messages a crash left without their facts, before anything new
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -467,10 +467,22 @@ def has_text(key: str) -> bool:
     return key in _TEXTS
 
 
+QUOTE_CHARS = 300  # user text quoted in a reply ("/forget <5,000 characters>" hit the limits)
+
+
+def quoted(value: object) -> object:
+    """A value for a template: user text is cut to QUOTE_CHARS characters, so no reply that
+    quotes it outgrows Telegram's 4,096 or Slack's limits (issue 12)."""
+    if isinstance(value, str) and len(value) > QUOTE_CHARS:
+        return value[: QUOTE_CHARS - 1] + "…"
+    return value
+
+
 def t(key: str, lang: str = "en", **values: object) -> str:
     """The text `key` in `lang` (English when missing), with `values` filled in."""
     variants = _TEXTS[key]
-    return variants.get(lang, variants["en"]).format(**values)
+    filled = {k: quoted(v) for k, v in values.items()}
+    return variants.get(lang, variants["en"]).format(**filled)
 
 
 def language_of(code: str | None) -> str:

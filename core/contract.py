@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from core.errors import CoreError
+from core.inbound import InboundLog
 from core.models import (
     Answer,
     ClientInfo,
@@ -62,6 +63,12 @@ class CoreApi(Protocol):
 
     @property
     def handoff(self) -> Leads | None: ...
+
+    @property
+    def inbound(self) -> InboundLog | None:
+        """The durable inbound log (issue 12): front-ends record deliveries in it before they
+        acknowledge them; None when the core runs without one."""
+        ...
 
     async def handle_message(
         self,
@@ -128,6 +135,21 @@ class CoreApi(Protocol):
     async def worlds(self, chat: str) -> list[WorldInfo]: ...
 
     async def export(self, chat: str) -> dict[str, Any]: ...
+
+    def has_chat(self, chat: str) -> bool:
+        """Whether anything was ever stored for `chat` (export of an unknown chat fails)."""
+        ...
+
+    # issue 12: edits, and the round trip of an export
+    async def correct(
+        self, chat: str, *, message_id: str, author: str, text: str, ts: datetime | None = None
+    ) -> IngestResult: ...
+
+    async def restore_message(
+        self, chat: str, *, author: str, text: str, message_id: str, ts: datetime | None
+    ) -> IngestResult: ...
+
+    async def restore_fact(self, chat: str, fact: FactView) -> bool: ...
 
     async def stats(self, chat: str) -> dict[str, int]: ...
 

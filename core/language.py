@@ -85,9 +85,28 @@ def lemma(token: str) -> str:
     return str(_latin().lemmatize(token, lang=("en", "pt")))
 
 
+def sanitize(text: str) -> str:
+    """Text as its author saw it: invisible format characters (zero-width spaces and joiners,
+    bidi controls, BOM, soft hyphen) removed, other control characters turned into spaces
+    (line breaks and tabs stay), lone surrogates (which no encoder accepts) replaced by U+FFFD.
+    Without this "check\u200bout" is an entity apart from "checkout" (issue 12)."""
+    if text.isprintable():  # the common case, at C speed
+        return text
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    out = []
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category == "Cf":
+            continue
+        out.append(" " if category == "Cc" and ch not in "\n\t" else ch)
+    return "".join(out)
+
+
 def clean_name(name: str) -> str:
-    """A display name: Unicode-normalised, quotes removed, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", name).translate(_QUOTES)
+    """A display name: Unicode-normalised, invisible characters and quotes removed, whitespace
+    collapsed."""
+    text = unicodedata.normalize("NFKC", sanitize(name)).translate(_QUOTES)
     return " ".join(text.split()).strip(" .,;:!?-")
 
 

@@ -27,7 +27,15 @@ from core.models import (
     Reply,
     TripleIn,
 )
-from core.rows import Edge, EntityRow, MessageRow, PlannedFact, WorldRow, WriteOutcome
+from core.rows import (
+    Edge,
+    EntityRow,
+    MessageRow,
+    PlannedEntity,
+    PlannedFact,
+    WorldRow,
+    WriteOutcome,
+)
 
 Vector = npt.NDArray[np.float32]
 T = TypeVar("T")
@@ -179,6 +187,21 @@ class GraphStore(Protocol):
         """Writes inside commit together (a bulk import's batch); nested ones join it."""
         ...
 
+    # issue 12: writes as one transaction, and the writes that rewrite history
+    def refresh_world_stats(self) -> None: ...
+    def correct_message(
+        self, message_id: str, text: str, embedding: Vector, now: datetime
+    ) -> list[str]: ...
+    def restore_fact(
+        self,
+        subject: PlannedEntity,
+        obj: PlannedEntity,
+        fact: FactView,
+        *,
+        fact_id: str,
+        now: datetime,
+    ) -> bool: ...
+
 
 class GraphStores(Protocol):
     """Every chat's graph (core/store/pool.py's StorePool): one chat at a time, under its lock."""
@@ -188,6 +211,18 @@ class GraphStores(Protocol):
     ) -> None:
         """The ontology's cardinality-one predicates, and the embedder a chat written with
         another model is re-embedded with when it opens."""
+        ...
+
+    def recover_with(
+        self,
+        *,
+        on_created: Callable[[str], None],
+        can_rebuild: Callable[[str], bool],
+        rebuild: Callable[[str, GraphStore], None],
+    ) -> None:
+        """How a chat whose database cannot be opened is rebuilt (issue 12): `on_created(chat)`
+        when a chat's directory is first made; a broken chat is set aside and rebuilt by
+        `rebuild` when `can_rebuild(chat)`, else opening it is a StoreError."""
         ...
 
     async def run(self, chat: str, fn: Callable[[GraphStore], T]) -> T:

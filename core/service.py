@@ -9,15 +9,18 @@ state. After each handled message the optional MessageListener (the hand-off) is
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from core import durable
 from core.clock import SystemClock
 from core.config import CoreConfig
 from core.contract import CoreApi, HandoffDesk
 from core.errors import CoreError, NotFound
+from core.inbound import InboundLog
 from core.language import is_question
 from core.models import (
     Answer,
@@ -34,6 +37,7 @@ from core.models import (
 from core.pipeline.answer import Answerer
 from core.pipeline.bulk import BulkIngest
 from core.pipeline.context import Context
+from core.pipeline.history import History
 from core.pipeline.maintenance import Maintenance, decayed_confidence
 from core.pipeline.render import render_ingest_text
 from core.ports import (
@@ -62,8 +66,10 @@ class Core:
         llm: Llm | None = None,
         clock: Clock | None = None,
         handoff: HandoffDesk | None = None,  # issue 8: buying interest -> managers
+        inbound: InboundLog | None = None,  # issue 12: the durable record (core/durable.py)
     ) -> None:
         self.pool = pool
+        self.inbound = inbound
         self.embedder = embedder
         self.ontology = ontology
         self.config = config or CoreConfig()
@@ -79,6 +85,14 @@ class Core:
             embed=embedder.embed,
         )
         self.clock = clock or SystemClock()
+        if inbound is not None:  # a chat whose graph cannot be opened is rebuilt from it
+            pool.recover_with(
+                on_created=lambda chat: durable.record_created(inbound, chat, self.clock.now()),
+                can_rebuild=lambda chat: durable.rebuildable(inbound, chat),
+                rebuild=lambda chat, store: self._history.rebuild(
+                    chat, store, inbound.records(chat)
+                ),
+            )
 
     @property
     def clock(self) -> Clock:
@@ -96,8 +110,10 @@ class Core:
             world_params=self.world_params,
             clock=clock,
             llm=self.llm,
+            inbound=self.inbound,
         )
         self._ingest = BulkIngest(ctx)
+        self._history = History(ctx)
         self._answers = Answerer(ctx)
         self._maintenance = Maintenance(ctx, self._ingest)
 
@@ -136,6 +152,30 @@ class Core:
         """A fact derived from an already stored message (e.g. a hand-off's INTERESTED_IN),
         written in that message's world with the message as its source."""
         return await self._ingest.remember_fact_from(chat, triple, source=source)
+
+    async def correct(
+        self, chat: str, *, message_id: str, author: str, text: str, ts: datetime | None = None
+    ) -> IngestResult:
+        """An edited message is a correction: the new text replaces the old one and the facts
+        only the old text gave are superseded, not erased (issue 12)."""
+        return await self._history.correct(
+            chat, message_id=message_id, author=author, text=text, ts=ts
+        )
+
+    async def restore_message(
+        self, chat: str, *, author: str, text: str, message_id: str, ts: datetime | None
+    ) -> IngestResult:
+        """A message of an export (`python -m bot export`), stored without extraction."""
+        return await self._history.restore_message(
+            chat, author=author, text=text, message_id=message_id, ts=ts
+        )
+
+    def has_chat(self, chat: str) -> bool:
+        return chat in self.pool.chats()
+
+    async def restore_fact(self, chat: str, fact: FactView) -> bool:
+        """A fact of an export, as it was; False when already there or refused."""
+        return await self._history.restore_fact(chat, fact)
 
     # ================================================================== answer
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
@@ -234,12 +274,15 @@ class Core:
             return store.forget_entities(ids)
 
         n = await self.pool.run(chat, run)
+        await self._history.record_forget(chat, name)
         log.info("chat=%s forgot an entity and %d facts", chat, n)
         return n
 
     async def forget_chat(self, chat: str) -> None:
         await self.pool.delete(chat)
         self._answers.forget_language(chat)
+        if self.inbound is not None:  # or a rebuild would bring the chat back
+            await asyncio.to_thread(self.inbound.forget_chat, chat)
         log.info("chat=%s forgotten entirely", chat)
 
     async def pending(self, chat: str) -> list[PendingFact]:
@@ -326,6 +369,8 @@ class Core:
 
     async def close(self) -> None:
         await self.pool.close()
+        if self.inbound is not None:
+            self.inbound.close()
         aclose = getattr(self.llm, "aclose", None)
         if aclose is not None:
             await aclose()

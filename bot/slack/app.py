@@ -16,6 +16,7 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.settings import HandoffSettings, SlackSettings
+from bot.slack import journal
 from bot.slack.actions import register_actions
 from bot.slack.commands import register_commands
 from bot.slack.common import chat_key, keyword_only
@@ -29,6 +30,7 @@ from core.language import detect_language
 
 if TYPE_CHECKING:
     from core.contract import CoreApi
+    from core.inbound import InboundLog
 
 log = logging.getLogger("bot.slack")
 
@@ -82,13 +84,15 @@ async def _tell_user(text: str, body: dict[str, Any], context: AsyncBoltContext)
         )
 
 
-def admit_once(seen: SeenDeliveries) -> Any:
+def admit_once(seen: SeenDeliveries, inbound: InboundLog | None = None) -> Any:
     """A global middleware: each delivery is handled once, and only admitted ones get replies.
 
     Bolt runs its own middleware (request verification, authorization) before any added with
     `app.use`, so reaching this one means the request passed them; it marks the context so the
     error handler knows it may answer. A delivery seen before (a Slack retry after a slow ack,
-    a replayed request, a Socket Mode re-delivery) is acknowledged and dropped.
+    a replayed request, a Socket Mode re-delivery) is acknowledged and dropped. With the
+    durable inbound log, a message-carrying event is recorded here, before Bolt acknowledges
+    it, and one handled before a restart is dropped too (issue 12).
     """
 
     async def admit(
@@ -97,6 +101,9 @@ def admit_once(seen: SeenDeliveries) -> Any:
         key = delivery_key(body)
         if key is not None and not seen.first_time(key):
             log.info("slack %s delivered again: already handled", key.partition(":")[0])
+            return BoltResponse(status=200, body="")
+        if inbound is not None and not await journal.record(inbound, body):
+            log.info("slack event handled before a restart: not handled again")
             return BoltResponse(status=200, body="")
         context[ADMITTED] = True
         response: BoltResponse | None = await next()
@@ -171,7 +178,7 @@ def build_slack_app(
         if service is not None and leads
         else {}
     )
-    app.use(admit_once(SeenDeliveries()))
+    app.use(admit_once(SeenDeliveries(), core.inbound))
     register_commands(app, core, command=command, progress_after=progress_after, extra=extra)
     register_messages(
         app,

@@ -125,12 +125,19 @@ async def _facts(inv: Invocation) -> None:
     await inv.private(escape(text), text_blocks(text))
 
 
+MAX_FORGET_NAME = 500
+
+
 async def _forget(inv: Invocation) -> None:
     """Ask for confirmation with a button; actions.py does the erasing when it is pressed."""
     if not inv.arg:
         await inv.private(t("slack.usage_forget", inv.lang, cmd=inv.command))
         return
     name = None if inv.arg.lower() == "all" else inv.arg
+    if name is not None and len(name) > MAX_FORGET_NAME:  # nothing has such a name, and a
+        # button value holds at most 2,000 characters (Slack answers 400 beyond)
+        await inv.private(t("no_facts_about", inv.lang, name=escape(name)))
+        return
     blocks = forget_blocks(name, inv.lang)
     question = "\n".join(b["text"]["text"] for b in blocks if b["type"] == "section")
     await inv.private(question, blocks)

@@ -21,6 +21,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import Heard, client_for, hear, is_overheard
+from bot.slack import journal
 from bot.slack.blocks import answer_blocks, answer_fallback, escape, paginate, sections
 from bot.slack.common import (
     chat_key,
@@ -34,7 +35,7 @@ from bot.slack.handoff import client_of
 from bot.slack.people import PeopleCache
 from bot.texts import t
 from core.errors import CoreError
-from core.language import detect_language
+from core.language import detect_language, is_question
 
 if TYPE_CHECKING:
     from core.contract import CoreApi
@@ -133,19 +134,59 @@ def register_messages(
         except Exception:  # the error handler would apologise in a channel that asked nothing
             log.exception("slack overheard message in %s failed", chat)
 
+    async def correct(event: dict[str, Any], context: AsyncBoltContext) -> None:
+        """message_changed: the edit is a correction (issue 12); no reply, as in Slack."""
+        new = event.get("message") or {}
+        if new.get("bot_id") or new.get("user") == context.bot_user_id or not new.get("ts"):
+            return
+        text = plain_text(new.get("text") or "", bot_user_id=context.bot_user_id)
+        if not text or is_question(text):
+            return  # questions were answered, never remembered
+        try:
+            await core.correct(
+                chat_key(context),
+                message_id=new["ts"],
+                author=new.get("user") or "unknown",
+                text=text,
+                ts=message_time(new["ts"]),
+            )
+        except CoreError as exc:
+            log.info("slack edit in %s not applied: %s", chat_key(context), type(exc).__name__)
+
     async def on_mention(
-        *, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
+        *,
+        event: dict[str, Any],
+        body: dict[str, Any],
+        context: AsyncBoltContext,
+        client: AsyncWebClient,
     ) -> None:
-        if str(event.get("channel", "")).startswith("D"):
-            return  # DMs are handled as message.im; answering the mention too would reply twice
-        await converse(event, context, client)
+        async with journal.handling(core.inbound, body):
+            if not str(event.get("channel", "")).startswith("D"):
+                # DMs are handled as message.im; answering the mention too would reply twice
+                await converse(event, context, client)
 
     async def on_message(
-        *, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
+        *,
+        event: dict[str, Any],
+        body: dict[str, Any],
+        context: AsyncBoltContext,
+        client: AsyncWebClient,
     ) -> None:
-        # People's own new messages only: edits, deletions, joins and bots' posts (subtype /
-        # bot_id) are not content.
-        if event.get("subtype") or event.get("bot_id") or event.get("user") == context.bot_user_id:
+        async with journal.handling(core.inbound, body):
+            await on_message_event(event, context, client)
+
+    async def on_message_event(
+        event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
+    ) -> None:
+        subtype = event.get("subtype")
+        if subtype == "message_changed":
+            await correct(event, context)
+            return
+        # People's own new messages only: deletions, joins and bots' posts (subtype / bot_id)
+        # are not content; a file shared with a comment is (its text is the caption).
+        if subtype not in (None, "file_share") or event.get("bot_id"):
+            return
+        if event.get("user") == context.bot_user_id:
             return
         kind = event.get("channel_type")
         shared = kind in OVERHEARD_CHANNEL_TYPES

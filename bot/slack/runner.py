@@ -17,6 +17,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.settings import HandoffSettings, SlackSettings
+from bot.slack import journal
 from bot.slack.app import build_slack_app, make_web_client
 from bot.slack.verify import parse_payload, signature_ok
 
@@ -82,6 +83,8 @@ async def run_slack(
     if settings.app_token is None and settings.signing_secret is None:
         raise ValueError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN)")
     app = build_slack_app(core, settings, client=make_web_client(settings), handoff=handoff)
+    if (inbound := core.inbound) is not None:  # issue 12: a crash's leftovers
+        await journal.take_up_unfinished(app, inbound)
     stop = stop_event or asyncio.Event()  # no event: run until cancelled
     try:
         await _serve(app, settings, stop)

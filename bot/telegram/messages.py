@@ -41,7 +41,7 @@ async def unknown_command(message: Message, bot: Bot) -> None:
 
 
 async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLimiter) -> None:
-    text = message.text or ""
+    text = message.text or message.caption or ""  # a photo's or document's caption is text too
     chat = chat_key(message.chat.id)
     shared = is_group(message)
     overheard = is_overheard(shared=shared, addressed=shared and await is_addressed(message, bot))
@@ -69,9 +69,25 @@ async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLi
         await send_long(message, reply.text)
 
 
+async def on_edit(message: Message, core: CoreApi) -> None:
+    """An edited message is a correction (issue 12): its new text replaces the old one and
+    what only the old text said is superseded. Said nothing about: an edit gets no reply."""
+    text = message.text or message.caption or ""
+    if text.startswith("/") or is_question(text):
+        return  # commands and questions were never memory
+    await core.correct(
+        chat_key(message.chat.id),
+        message_id=str(message.message_id),
+        author=author_of(message),
+        text=text,
+        ts=message.date,
+    )
+
+
 def make_router() -> Router:
     """A fresh router per Dispatcher (an aiogram router can be attached only once)."""
     router = Router(name="messages")
     router.message.register(unknown_command, F.text.startswith("/"))
-    router.message.register(on_text, F.text)
+    router.message.register(on_text, F.text | F.caption)
+    router.edited_message.register(on_edit, F.text | F.caption)
     return router

@@ -8,7 +8,7 @@ import logging
 import secrets
 import signal
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from aiogram import Bot, Dispatcher
@@ -24,6 +24,12 @@ from bot.settings import HandoffSettings, TelegramSettings
 from bot.telegram import callbacks, commands, messages
 from bot.telegram import handoff as handoff_ui
 from bot.telegram.errors import on_error
+from bot.telegram.journal import (
+    Journal,
+    RecordingRequestHandler,
+    RecordUpdates,
+    take_up_unfinished,
+)
 from bot.telegram.keyboards import Confirmations
 from bot.telegram.middlewares import ChatOrder, InFlight
 from bot.telegram.ratelimit import QuestionLimiter
@@ -63,7 +69,11 @@ def build_dispatcher(
     dp["confirmations"] = Confirmations()
     dp["inflight"] = inflight = InFlight()
     dp.update.outer_middleware(inflight)
+    # ChatOrder before anything that awaits: it queues a chat's updates in arrival order, and
+    # an await ahead of it (the journal's reads) would let a later update overtake
     dp.update.outer_middleware(ChatOrder())
+    if core.inbound is not None:  # issue 12: durable updates
+        dp.update.outer_middleware(Journal(core.inbound))
     # Order matters: commands and buttons first, free text (and unknown commands) last.
     routers = [commands.make_router(), callbacks.make_router()]
     manager_ids = handoff.telegram_manager_ids if handoff is not None else None
@@ -118,8 +128,12 @@ async def run_telegram(
                 default_language=default or "en",
             )
         )
+    inbound = core.inbound
     with _signals_set(stop, install=stop_event is None):
         try:
+            if inbound is not None:
+                bot.session.middleware(RecordUpdates(inbound))
+                await take_up_unfinished(bot, dp, inbound)
             if settings.webhook_url:
                 await _run_webhook(bot, dp, settings, stop)
             else:
@@ -175,11 +189,17 @@ async def _run_webhook(
     )
     path = urlsplit(settings.webhook_url).path or DEFAULT_WEBHOOK_PATH
     app = web.Application()
-    handler = SimpleRequestHandler(
-        dispatcher=dp,
-        bot=bot,
-        secret_token=secret,
-        handle_in_background=True,  # answer Telegram at once; InFlight tracks the work
+    inbound = dp["core"].inbound
+    options: dict[str, Any] = {
+        "dispatcher": dp,
+        "bot": bot,
+        "secret_token": secret,
+        "handle_in_background": True,  # answer Telegram at once; InFlight tracks the work
+    }
+    handler = (
+        SimpleRequestHandler(**options)
+        if inbound is None
+        else RecordingRequestHandler(**options, inbound=inbound)  # recorded before the 200
     )
     handler.register(app, path=path)
     setup_application(app, dp, bot=bot)  # runs dp startup/shutdown with the app

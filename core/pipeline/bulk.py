@@ -17,7 +17,9 @@ from datetime import datetime
 
 import numpy as np
 
+from core import durable
 from core.errors import CoreError
+from core.inbound import ChatRecord, RecordKind
 from core.language import clean_name, name_key
 from core.models import ImportItem, IngestResult, Rejection, TripleIn
 from core.pipeline.ingest import Ingest
@@ -42,6 +44,12 @@ class _Line:
     emb: tuple[Vector, Vector] | None = None
 
 
+def _record(chat: str, line: _Line) -> ChatRecord:
+    kind: RecordKind = "message" if line.triple is None else "fact"
+    triple = "" if line.triple is None else line.triple.model_dump_json()
+    return ChatRecord(chat, line.msg_id, kind, line.author, line.text, line.ts, triple, False)
+
+
 class BulkIngest(Ingest):
     async def remember_many(
         self, chat: str, items: Sequence[ImportItem]
@@ -59,7 +67,8 @@ class BulkIngest(Ingest):
             for line in [x for x in ready if x.triple is None]:
                 out[line.index] = await self._one(chat, items[line.index])
             ready = [x for x in ready if x.triple is not None]
-        if ready:
+        if ready:  # recorded durably first, done once written (core/durable.py, issue 12)
+            await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
             await self._embed_messages(ready)
             names = await self._embed_new_names(chat, ready)
             try:
@@ -74,6 +83,7 @@ class BulkIngest(Ingest):
             else:
                 for line, result in zip(ready, results, strict=True):
                     out[line.index] = result
+            await durable.finish_many(self.inbound, chat, [x.msg_id for x in ready])
         return [r for r in out if r is not None]
 
     def _check(self, index: int, item: ImportItem) -> _Line | IngestResult | CoreError:

@@ -16,7 +16,8 @@ from core.config import CoreConfig
 from core.errors import InvalidInput
 from core.extract import OfflineExtractor
 from core.identity import NameIndex, NameRules
-from core.language import detect_language, key_tokens, name_key
+from core.inbound import InboundLog
+from core.language import detect_language, key_tokens, name_key, sanitize
 from core.ports import Clock, Embedder, GraphStore, GraphStores, Llm
 from core.seeds import seed_cutoff
 from core.texts import t
@@ -35,6 +36,7 @@ class Context:
     world_params: WorldParams
     clock: Clock
     llm: Llm | None
+    inbound: InboundLog | None = None  # the durable record of messages (issue 12)
     extractor: OfflineExtractor = field(init=False)
     max_hops: dict[str, int] = field(init=False)
     kind_by_key: dict[str, str] = field(init=False)  # a kind word's key -> the kind
@@ -88,6 +90,7 @@ class Stage:
         self.world_params = ctx.world_params
         self.clock = ctx.clock
         self.llm = ctx.llm
+        self.inbound = ctx.inbound
         self.extractor = ctx.extractor
         self._max_hops = ctx.max_hops
         self._kind_by_key = ctx.kind_by_key
@@ -100,7 +103,7 @@ class Stage:
         return store.names or store.use_name_rules(self.ctx.name_rules)
 
     def check_text(self, text: str) -> str:
-        text = (text or "").replace("\x00", "").strip()
+        text = sanitize(text or "").strip()
         if not text:
             raise InvalidInput(t("empty", "en"))
         if len(text) > self.config.max_message_chars:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from core import durable
 from core.errors import LlmUnavailable
 from core.language import clean_name, name_key
 from core.llm import budget_scope
@@ -33,20 +34,27 @@ class Ingest(Writer):
         author = clean_name(author or "user")[:100] or "user"
         msg_id = (message_id or "").strip()[:200] or new_id("m")
         ts = ts or self.clock.now()
+        # recorded durably first, done only once its facts are written (core/durable.py)
+        await durable.begin(
+            self.inbound, chat, msg_id, kind="message", author=author, text=text, ts=ts
+        )
         emb = await self.message_vectors(author, text)
         if self.llm is None:
-            return await self.pool.run(
+            result = await self.pool.run(
                 chat, lambda s: self.ingest_offline(s, msg_id, author, text, ts, emb)
             )
+            await durable.finish(self.inbound, chat, msg_id)
+            return result
         stored = await self.pool.run(
             chat, lambda s: self.store_message(s, msg_id, author, text, ts, emb, "pending")
         )
-        if stored.duplicate:
-            return stored
-        await self.name_world(chat, stored, text)
-        result = await self.extract_with_llm(chat, stored.message_id, author, text, stored.world)
-        result.world_born = stored.world_born
-        return result
+        if not stored.duplicate:
+            await self.name_world(chat, stored, text)
+            result = await self.extract_with_llm(chat, msg_id, author, text, stored.world)
+            result.world_born = stored.world_born
+            stored = result
+        await durable.finish(self.inbound, chat, msg_id)
+        return stored
 
     async def message_vectors(self, author: str, text: str) -> tuple[Vector, Vector]:
         """(stored vector of "author: text", routing vector). Adaptive routing embeds the text
@@ -108,6 +116,10 @@ class Ingest(Writer):
         extraction: str,
     ) -> IngestResult:
         if msg_id in store.message_ids:
+            # stored before a crash cut its LLM extraction short: extracted now (issue 12)
+            seen = store.messages([msg_id])
+            if extraction == "pending" and seen and seen[0].extraction == "pending":
+                return IngestResult(message_id=msg_id, world=store.resolve_world(seen[0].world))
             return IngestResult(message_id=msg_id, duplicate=True)
         stored_emb, route_emb = emb if isinstance(emb, tuple) else (emb, emb)
         now = self.clock.now()
@@ -140,10 +152,11 @@ class Ingest(Writer):
         ts: datetime,
         emb: Vector | tuple[Vector, Vector],
     ) -> IngestResult:
-        stored = self.store_message(store, msg_id, author, text, ts, emb, "offline")
-        if stored.duplicate:
-            return stored
-        result = self.apply(store, msg_id, text, None, stored.world, "offline")
+        with store.transaction():  # the message and its facts, or neither (issue 12)
+            stored = self.store_message(store, msg_id, author, text, ts, emb, "offline")
+            if stored.duplicate:
+                return stored
+            result = self.apply(store, msg_id, text, None, stored.world, "offline")
         result.world_born = stored.world_born
         return result
 
@@ -178,19 +191,32 @@ class Ingest(Writer):
             return IngestResult(message_id="", rejected=[Rejection(triple=triple, reason=reason)])
         text = f"{triple.subject} {triple.predicate} {triple.object}"
         msg_id = (message_id or "").strip()[:200] or new_id("m")
-        emb = await self.message_vectors(author, text)
         now = self.clock.now()
+        await durable.begin(
+            self.inbound,
+            chat,
+            msg_id,
+            kind="fact",
+            author=author,
+            text=text,
+            ts=now,
+            triple=triple.model_dump_json(),
+        )
+        emb = await self.message_vectors(author, text)
 
         def run(store: GraphStore) -> IngestResult:
-            stored = self.store_message(store, msg_id, author, text, now, emb, "explicit")
-            if stored.duplicate:
-                return stored
-            # stated with its own name: a lemma twin is another entity (issue 16)
-            return self.write_triples(
-                store, [triple], source=msg_id, world=stored.world, loose=False
-            )
+            with store.transaction():  # the message and its fact, or neither
+                stored = self.store_message(store, msg_id, author, text, now, emb, "explicit")
+                if stored.duplicate:
+                    return stored
+                # stated with its own name: a lemma twin is another entity (issue 16)
+                return self.write_triples(
+                    store, [triple], source=msg_id, world=stored.world, loose=False
+                )
 
-        return await self.pool.run(chat, run)
+        result = await self.pool.run(chat, run)
+        await durable.finish(self.inbound, chat, msg_id)
+        return result
 
     async def remember_fact_from(self, chat: str, triple: TripleIn, *, source: str) -> IngestResult:
         """A fact derived from an already stored message (e.g. a hand-off's INTERESTED_IN),

@@ -151,7 +151,7 @@ class KuzuConnection:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        if self._in_tx:  # nested (a bulk import's batch around write_facts): the outer commits
+        if self._in_tx:  # nested (a message with its facts, a bulk batch): the outer commits
             yield
             return
         self._in_tx = True

@@ -12,7 +12,7 @@ The store is built in layers, one job each, every layer a base class of the next
 connection.py (the handle, statements, transactions) -> indexes.py (in-memory indexes) ->
 world_records.py -> schema.py (schema, model metadata, migration) -> facts.py (writes) ->
 graph.py (reads through the ActiveGraph, active_graph.py) -> messages.py -> merge.py (the world
-merge policy) -> ChatStore here (the review queue, traces, export, bulk import).
+merge policy) -> history.py (edits, restored facts) -> ChatStore here (the review queue, traces, export, bulk import).
 
 A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock), which
 also serialises writes (Kùzu 0.11 fails a second concurrent write transaction at once).
@@ -45,12 +45,12 @@ from core.rows import (
     new_id,
 )
 from core.store.connection import _naive, _utc, pool_size
-from core.store.merge import WorldMerger
+from core.store.history import HistoryWriter
 
 log = logging.getLogger(__name__)
 
 
-class ChatStore(WorldMerger):
+class ChatStore(HistoryWriter):
     """One chat's database plus its in-memory indexes (entities, messages, worlds)."""
 
     def __init__(self, path: Path, *, dim: int, model_name: str, buffer_pool_mb: int = 256) -> None:
@@ -65,6 +65,7 @@ class ChatStore(WorldMerger):
         self._in_tx = False
         self._graph = None  # loaded on first read (see ActiveGraph)
         self._graph_sync = False  # True while write_facts keeps the graph in step itself
+        self.rebuild = False  # the pool set aside this chat's unreadable files (issue 12)
         self._create_schema()
         self._migrate_v1()
         self.entities = {}

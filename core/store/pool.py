@@ -24,10 +24,11 @@ import logging
 import shutil
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from core.errors import InvalidInput
+from core.errors import InvalidInput, StoreError
 from core.ports import GraphStore, GraphStores, Vector
 from core.store.kuzu_store import ChatStore
 
@@ -40,6 +41,23 @@ MAX_CHAT_KEY = 200
 def chat_dirname(chat: str) -> str:
     # a hash, not the key itself: keys come from users' platforms and must not become paths
     return hashlib.sha256(chat.encode()).hexdigest()[:24]
+
+
+# Kùzu errors at open that say nothing about the files: another process holds the database,
+# or memory ran short. Such a chat is reported, never set aside.
+_NOT_BROKEN = ("Could not set lock", "Buffer manager exception")
+
+
+def set_aside(path: Path) -> Path:
+    """Move a chat's unreadable files aside (never deleted: someone may want them back)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    aside = path.with_name(f"{path.name}.broken-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.broken-{stamp}-{n}")
+    path.rename(aside)
+    return aside
 
 
 class StorePool:
@@ -72,6 +90,9 @@ class StorePool:
         self._locks: dict[str, asyncio.Lock] = {}
         self._single_valued: frozenset[str] = frozenset()
         self._embed: Callable[[list[str]], Vector] | None = None
+        self._on_created: Callable[[str], None] | None = None
+        self._can_rebuild: Callable[[str], bool] = lambda chat: False
+        self._rebuild: Callable[[str, GraphStore], None] | None = None
 
     def configure(
         self, *, single_valued: frozenset[str], embed: Callable[[list[str]], Vector]
@@ -96,6 +117,8 @@ class StorePool:
     def chats(self) -> list[str]:
         out = []
         for meta in sorted(self.root.glob("*/chat.json")):
+            if ".broken-" in meta.parent.name:  # set aside, see set_aside
+                continue
             try:
                 out.append(str(json.loads(meta.read_text())["chat"]))
             except (OSError, ValueError, KeyError):
@@ -109,11 +132,27 @@ class StorePool:
             store.attach()
             return store
         path = self.path(chat)
-        store = ChatStore(
-            path, dim=self.dim, model_name=self.model_name, buffer_pool_mb=self.buffer_pool_mb
-        )
+        try:
+            store = self._new_store(path)
+        except RuntimeError as exc:  # Kùzu could not open (or replay the WAL of) the database
+            if any(cause in str(exc) for cause in _NOT_BROKEN):
+                raise StoreError(f"the chat's database is busy: {exc}") from exc
+            if self._rebuild is None or not self._can_rebuild(chat):
+                raise StoreError(f"the chat's database cannot be opened: {exc}") from exc
+            aside = set_aside(path)
+            log.warning(
+                "chat database %s cannot be opened (%s): moved to %s, rebuilding it from the "
+                "inbound log",
+                path.name,
+                str(exc).splitlines()[0][:200],
+                aside.name,
+            )
+            store = self._new_store(path)
+            store.rebuild = True
         meta = path / "chat.json"
         if not meta.exists():
+            if self._on_created is not None:
+                self._on_created(chat)
             meta.write_text(json.dumps({"chat": chat}))
         self._open[chat] = store
         store.single_valued = self._single_valued
@@ -125,7 +164,29 @@ class StorePool:
                 self.model_name,
             )
             store.reembed(self._embed)
+        if store.rebuild and self._rebuild is not None:
+            self._rebuild(chat, store)
+            store.rebuild = False
         return store
+
+    def _new_store(self, path: Path) -> ChatStore:
+        return ChatStore(
+            path, dim=self.dim, model_name=self.model_name, buffer_pool_mb=self.buffer_pool_mb
+        )
+
+    def recover_with(
+        self,
+        *,
+        on_created: Callable[[str], None],
+        can_rebuild: Callable[[str], bool],
+        rebuild: Callable[[str, GraphStore], None],
+    ) -> None:
+        """A chat whose database cannot be opened is set aside and rebuilt, when
+        `can_rebuild(chat)` says its durable record holds it, by `rebuild(chat, fresh store)`
+        (in the worker thread, under the chat's lock); otherwise opening it is a StoreError."""
+        self._on_created = on_created
+        self._can_rebuild = can_rebuild
+        self._rebuild = rebuild
 
     async def _evict(self) -> None:
         """Detach the least recently used handles beyond max_open, then drop the least

@@ -88,6 +88,14 @@ class FakeBotAPI:
         task.add_done_callback(self._tasks.discard)
         return update_id
 
+    def redeliver(self, update: dict[str, Any]) -> None:
+        """Queue an update again with its own update_id, as Telegram does with one whose
+        offset was never confirmed."""
+        self._updates.append(update)
+        task = asyncio.get_running_loop().create_task(self._notify())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     def message_update(
         self,
         chat_id: int,

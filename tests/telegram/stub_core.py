@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 from core.contract import CoreApi, Leads
 from core.errors import CoreError
+from core.inbound import InboundLog
 from core.models import (
     Answer,
     ClientInfo,
@@ -29,6 +30,7 @@ from core.models import (
 
 class StubCore:
     handoff: Leads | None = None
+    inbound: InboundLog | None = None  # no durable log: front-ends acknowledge at once
 
     def __init__(
         self, *, reply_text: str = "ok", fail: Exception | None = None, delay: float = 0.0
@@ -125,6 +127,22 @@ class StubCore:
 
     async def stats(self, chat: str) -> dict[str, int]:
         self._unscripted("stats", chat)
+
+    def has_chat(self, chat: str) -> bool:
+        return False
+
+    async def correct(
+        self, chat: str, *, message_id: str, author: str, text: str, ts: datetime | None = None
+    ) -> IngestResult:
+        self._unscripted("correct", chat, text)
+
+    async def restore_message(
+        self, chat: str, *, author: str, text: str, message_id: str, ts: datetime | None
+    ) -> IngestResult:
+        self._unscripted("restore_message", chat, text)
+
+    async def restore_fact(self, chat: str, fact: FactView) -> bool:
+        self._unscripted("restore_fact", chat)
 
     def chats(self) -> list[str]:
         return []

@@ -1,0 +1,118 @@
+"""What the core does with the durable inbound log (core/inbound.py): record a message before
+the graph is touched, mark it done once its facts are written, ingest what a crash left
+unfinished, and rebuild a chat whose graph cannot be opened.
+
+The graph is derived from the log: a message is recorded first (one durable SQLite commit),
+then stored with its facts in one Kùzu transaction, then marked done. A kill anywhere in
+between leaves the record unfinished, and `recover` runs it again at the next start; the graph
+recognises the message id, so nothing is stored twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+from typing import Protocol
+
+from core.errors import CoreError
+from core.inbound import ChatRecord, InboundLog, RecordKind
+from core.models import IngestResult, TripleIn
+
+log = logging.getLogger(__name__)
+
+
+class Ingests(Protocol):
+    """What recovery needs of the core (core.service.Core)."""
+
+    @property
+    def inbound(self) -> InboundLog | None: ...
+
+    async def remember(
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str | None = None,
+        ts: datetime | None = None,
+    ) -> IngestResult: ...
+
+    async def remember_triple(
+        self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
+    ) -> IngestResult: ...
+
+
+async def begin(
+    inbound: InboundLog | None,
+    chat: str,
+    msg_id: str,
+    *,
+    kind: RecordKind,
+    author: str,
+    text: str,
+    ts: datetime,
+    triple: str = "",
+) -> None:
+    if inbound is None:
+        return
+    record = ChatRecord(chat, msg_id, kind, author, text, ts, triple, done=False)
+    await asyncio.to_thread(inbound.begin, record)
+
+
+async def begin_many(inbound: InboundLog | None, records: list[ChatRecord]) -> None:
+    if inbound is not None and records:
+        await asyncio.to_thread(inbound.begin_many, records)
+
+
+async def finish_many(inbound: InboundLog | None, chat: str, ids: list[str]) -> None:
+    if inbound is not None and ids:
+        await asyncio.to_thread(inbound.finish_many, chat, ids)
+
+
+async def finish(inbound: InboundLog | None, chat: str, msg_id: str) -> None:
+    if inbound is not None:
+        await asyncio.to_thread(inbound.finish, chat, msg_id)
+
+
+CREATED = "@created"
+
+
+def record_created(inbound: InboundLog, chat: str, ts: datetime) -> None:
+    """A new chat: from now on the log holds everything it is told (blocking; the pool calls it
+    in its worker thread when it creates the chat's directory)."""
+    inbound.begin(ChatRecord(chat, CREATED, "created", "", "", ts, "", done=True))
+    inbound.finish(chat, CREATED)
+
+
+def rebuildable(inbound: InboundLog, chat: str) -> bool:
+    """Only a chat the log holds from its start is rebuilt from it; one older than the log
+    would lose what came before, so its failure is reported instead (its files untouched)."""
+    return any(r.kind == "created" for r in inbound.records(chat))
+
+
+async def recover(core: Ingests) -> int:
+    """Ingest again every record a crash left unfinished (at start, before new input);
+    returns how many were taken up. The graph knows the ids already stored, so a message is
+    never stored twice, and one whose facts were cut short gets them now."""
+    inbound = core.inbound
+    if inbound is None:
+        return 0
+    records = await asyncio.to_thread(inbound.unfinished)
+    for rec in records:
+        try:
+            if rec.kind in ("forget", "created"):  # recorded done; nothing to take up
+                await finish(inbound, rec.chat, rec.id)
+            elif rec.kind == "fact":
+                triple = TripleIn.model_validate_json(rec.triple)
+                await core.remember_triple(rec.chat, triple, author=rec.author, message_id=rec.id)
+            else:
+                await core.remember(
+                    rec.chat, author=rec.author, text=rec.text, message_id=rec.id, ts=rec.ts
+                )
+        except CoreError as exc:  # refused now means refused then: do not retry forever
+            log.warning("chat=%s unfinished record %s not taken up: %s", rec.chat, rec.id, exc)
+            await finish(inbound, rec.chat, rec.id)
+    if records:
+        log.info("took up %d unfinished inbound records", len(records))
+    return len(records)

@@ -1,0 +1,110 @@
+"""The layer of writes that rewrite a chat's history rather than add to it (issue 12): a
+message corrected by its author's edit, and a fact restored exactly as exported. Between the
+world merge policy (merge.py) and ChatStore (kuzu_store.py); all queries are parameterised.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core.models import FactStatus, FactView
+from core.rows import EntityRow, PlannedEntity
+from core.store.connection import _naive
+from core.store.merge import _FACT_BETWEEN, WorldMerger
+
+
+class HistoryWriter(WorldMerger):
+    def _ensure_entity(self, ent: PlannedEntity, now: datetime) -> None:
+        if ent.id in self.entities:
+            return
+        self._create_entity(ent, now)
+        row = EntityRow(ent.id, ent.kind, ent.name, ent.key, ent.world, ent.ident)
+        self._index_entity(row, ent.embedding)
+
+    def correct_message(
+        self, message_id: str, text: str, embedding: npt.NDArray[np.float32], now: datetime
+    ) -> list[str]:
+        """An edit: the message gets its new text, and every active fact it was the only
+        source of is superseded (closed, never erased); a fact other messages also said keeps
+        standing without it. Returns the ids of the facts closed. Call it in a transaction
+        with the new text's facts, so a crash leaves the old version or the new one."""
+        self._exec(
+            "MATCH (m:Message {id: $id}) SET m.text = $t, m.emb = $e",
+            {"id": message_id, "t": text, "e": embedding.tolist()},
+        )
+        rows = self._rows(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.status = 'active' AND "
+            "list_contains(f.sources, $m) RETURN a.id, b.id, f.id, f.sources",
+            {"m": message_id},
+        )
+        closed: list[str] = []
+        for a, b, fact_id, sources in rows:
+            rest = [s for s in sources if s != message_id]
+            params: dict[str, Any] = {"a": a, "b": b, "id": fact_id}
+            if rest:
+                self._exec(
+                    _FACT_BETWEEN + " WHERE f.id = $id SET f.sources = $src",
+                    {**params, "src": rest},
+                )
+                continue
+            self._exec(
+                _FACT_BETWEEN + " WHERE f.id = $id SET f.status = $st, f.valid_to = $now",
+                {**params, "st": FactStatus.SUPERSEDED.value, "now": _naive(now)},
+            )
+            closed.append(fact_id)
+        self._exec("MATCH (m:Message {id: $id})-[r:MENTIONS]->() DELETE r", {"id": message_id})
+        self.message_vectors.remove({message_id})
+        self.message_vectors.add(message_id, embedding)
+        return closed
+
+    def restore_fact(
+        self,
+        subject: PlannedEntity,
+        obj: PlannedEntity,
+        fact: FactView,
+        *,
+        fact_id: str,
+        now: datetime,
+    ) -> bool:
+        """Write a fact exactly as exported; False when the same fact (end points, predicate
+        and start of validity) is already there, so importing a file twice stores it once."""
+        sources = [s for s in fact.sources if s in self.message_ids]
+        with self.transaction():
+            self._ensure_entity(subject, now)
+            self._ensure_entity(obj, now)
+            seen = self._rows(
+                _FACT_BETWEEN + " WHERE f.predicate = $p AND f.valid_from = $vf RETURN f.id",
+                {"a": subject.id, "b": obj.id, "p": fact.predicate, "vf": _naive(fact.valid_from)},
+            )
+            if seen:
+                return False
+            self._exec(
+                "MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) CREATE (a)-[:FACT {id: $id, "
+                "predicate: $p, confidence: $c, status: $st, valid_from: $vf, valid_to: $vt, "
+                "confirmed_at: $vf, sources: $src, world: $w}]->(b)",
+                {
+                    "a": subject.id,
+                    "b": obj.id,
+                    "id": fact_id,
+                    "p": fact.predicate,
+                    "c": fact.confidence,
+                    "st": fact.status,
+                    "vf": _naive(fact.valid_from),
+                    "vt": _naive(fact.valid_to) if fact.valid_to else None,
+                    "src": sources,
+                    "w": subject.world,
+                },
+            )
+            for source in sources:
+                for end in (subject.id, obj.id):
+                    self._exec(
+                        "MATCH (m:Message {id: $m}), (e:Entity {id: $e}) "
+                        "MERGE (m)-[:MENTIONS]->(e)",
+                        {"m": source, "e": end},
+                    )
+        self.refresh_world_stats()
+        return True
