@@ -204,6 +204,39 @@ async def ask_floor(data: Path, qs: list[str]) -> float:
     return (statistics.median(emb) + statistics.median(scan)) * 1000
 
 
+async def bench_paths(n: int) -> None:
+    """The same n facts and n messages, one line at a time (remember_triple / remember) and
+    through the bulk path (remember_many), in this process, in the same run."""
+    from bench.run import make_core
+    from bot.cli import ImportLine, parse_line, remember_lines
+
+    lines = [parse_line(raw, i) for i, raw in enumerate(fact_lines(n) + message_lines(n))]
+    core = make_core(scratch_dir(), offline_embedder())
+
+    async def one_by_one(chat: str, batch: list[ImportLine]) -> None:
+        for x in batch:
+            if x.triple is not None:
+                await core.remember_triple(chat, x.triple, author=x.author, message_id=x.message_id)
+            else:
+                await core.remember(
+                    chat, author=x.author, text=x.text or "", message_id=x.message_id, ts=x.ts
+                )
+
+    for label, part in (("facts", lines[:n]), ("messages", lines[n:])):
+        t0 = time.perf_counter()
+        await one_by_one(f"one-{label}", part)
+        slow = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        for i in range(0, len(part), 256):
+            await remember_lines(core, f"bulk-{label}", part[i : i + 256])
+        fast = time.perf_counter() - t0
+        print(
+            f"{n} {label} in-process: one line at a time {slow:.1f} s, bulk path {fast:.1f} s "
+            f"({slow / fast:.1f}x faster)"
+        )
+    await core.close()
+
+
 def du_kb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024
 
@@ -238,7 +271,10 @@ async def main() -> None:
     ap.add_argument("--messages", type=int, default=10000)
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--disk-messages", type=int, default=1000)
-    ap.add_argument("--skip", action="append", default=[], choices=["import", "ask", "disk"])
+    ap.add_argument("--compare", type=int, default=500, help="lines per kind for bench_paths")
+    ap.add_argument(
+        "--skip", action="append", default=[], choices=["import", "ask", "disk", "compare"]
+    )
     args = ap.parse_args()
     data = scratch_dir()
     if "import" not in args.skip:
@@ -247,6 +283,8 @@ async def main() -> None:
         await bench_ask(data, args.questions)
     if "disk" not in args.skip:
         await bench_disk(args.disk_messages)
+    if "compare" not in args.skip:
+        await bench_paths(args.compare)
 
 
 if __name__ == "__main__":
