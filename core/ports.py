@@ -231,6 +231,10 @@ class GraphStores(Protocol):
 
     async def delete(self, chat: str) -> None: ...
 
+    async def release(self, chat: str) -> None:
+        """Close a chat's database handle now, keeping its indexes (after a bulk batch)."""
+        ...
+
     async def discard(self, chat: str) -> None:
         """Drop a chat's in-memory indexes; they are reloaded from disk on next use."""
         ...
