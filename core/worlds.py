@@ -14,7 +14,7 @@ the two, so one code path serves any model (issue 15; no per-model table):
     continuity  0.50 * gap           bonus of the previous message's world within window_s
     job         cross + 0.40 * gap   the regrouping job's merge and split line (core.regroup)
     step        0.25 * gap           the seed's maturity rise, kept in the model's scale
-    margin      0.25 * gap           a question closer than this to two worlds searches several
+    margin      0.50 * gap           a question closer than this to two worlds searches several
 
 The fractions were chosen on the tuning part of tests/fixtures/worlds2 only (bench/worlds.py
 prints both parts). What each addition buys, measured there with USE (purity / worlds per
@@ -62,7 +62,7 @@ class WorldParams:
 REFERENCE = WorldParams()
 # model-free fractions of the calibrated gap (see the module docstring)
 BASE_AT, MERGE_AT, JOB_AT = 0.50, 0.50, 0.40
-CONTINUITY_OF, STEP_OF, MARGIN_OF = 0.50, 0.25, 0.25
+CONTINUITY_OF, STEP_OF, MARGIN_OF = 0.50, 0.25, 0.50
 
 
 def from_calibration(cal: Calibration, **overrides: Any) -> WorldParams:

@@ -4,14 +4,18 @@ LLM extractions. bot/jobs.py schedules them through Core."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
+
+import numpy as np
 
 from core.models import FactStatus
 from core.pipeline.context import Context, Stage
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
+from core.regroup import MAX_MESSAGES, apply_plan, plan
 from core.rows import MessageRow
+from core.world_names import rename_offline
 from core.worlds import merge_all
 
 log = logging.getLogger(__name__)
@@ -66,6 +70,30 @@ class Maintenance(Stage):
             log.info("chat=%s world %s merged into %s", chat, old, new)
         return pairs
 
+    async def regroup_worlds(self, chat: str) -> dict[str, int]:
+        """The regrouping job for one chat (core.regroup): re-assign, merge, split, rename.
+        Single mode keeps one world per chat, so there is nothing to regroup."""
+        if self.config.world_mode != "adaptive":
+            return {"moved": 0, "split": 0, "merged": 0}
+        rows = await self.pool.run(chat, _live_messages)
+        if len(rows) < 2:
+            return {"moved": 0, "split": 0, "merged": 0}
+        x = (await self.embed([r[3] for r in rows])).astype(np.float64)
+        ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
+        groups = plan([r[1] for r in rows], ts, x, self.world_params)
+        now = self.clock.now()
+        ids, old = [r[0] for r in rows], [r[1] for r in rows]
+
+        def run(store: GraphStore) -> dict[str, int]:
+            report = apply_plan(store, ids, old, groups, x, now)
+            rename_offline(store) if self.llm is None else None
+            return report
+
+        report = await self.pool.run(chat, run)
+        if any(report.values()):
+            log.info("chat=%s regrouped: %s", chat, report)
+        return report
+
     async def remove_dead_worlds(self, chat: str, *, idle: timedelta) -> list[str]:
         """Death: live worlds with no active facts and no message for `idle` are removed."""
         now = self.clock.now()
@@ -84,6 +112,17 @@ class Maintenance(Stage):
         if dead:
             log.info("chat=%s removed %d dead worlds: %s", chat, len(dead), ", ".join(dead))
         return dead
+
+
+def _live_messages(store: GraphStore) -> list[tuple[str, str, datetime, str]]:
+    """The newest messages of live worlds, each under the world it now belongs to (a dead
+    world's messages stay in the record, out of every world)."""
+    rows = []
+    for mid, world, ts, text in store.world_messages()[-MAX_MESSAGES:]:
+        live = store.resolve_world(world)
+        if live in store.worlds and not store.worlds[live].merged_into:
+            rows.append((mid, live, ts, text))
+    return rows
 
 
 def _messages(store: GraphStore, ids: list[str]) -> list[MessageRow]:

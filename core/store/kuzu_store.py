@@ -12,7 +12,8 @@ The store is built in layers, one job each, every layer a base class of the next
 connection.py (the handle, statements, transactions) -> indexes.py (in-memory indexes) ->
 world_records.py -> schema.py (schema, model metadata, migration) -> facts.py (writes) ->
 graph.py (reads through the ActiveGraph, active_graph.py) -> messages.py -> merge.py (the world
-merge policy) -> history.py (edits, restored facts) -> ChatStore here (the review queue, traces, export, bulk import).
+merge policy) -> history.py (edits, restored facts) -> regroup.py (moving messages between
+worlds) -> ChatStore here (the review queue, traces, export, bulk import).
 
 A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock), which
 also serialises writes (Kùzu 0.11 fails a second concurrent write transaction at once).
@@ -45,12 +46,12 @@ from core.rows import (
     new_id,
 )
 from core.store.connection import _naive, _utc, pool_size
-from core.store.history import HistoryWriter
+from core.store.regroup import WorldMover
 
 log = logging.getLogger(__name__)
 
 
-class ChatStore(HistoryWriter):
+class ChatStore(WorldMover):
     """One chat's database plus its in-memory indexes (entities, messages, worlds)."""
 
     def __init__(self, path: Path, *, dim: int, model_name: str, buffer_pool_mb: int = 256) -> None:
