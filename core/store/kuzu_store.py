@@ -91,26 +91,29 @@ class ChatStore(WorldMover):
         self._check_model(model_name)
         self._load()
 
-    def add_pending(self, triple: TripleIn, sources: list[str], now: datetime) -> PendingFact:
+    def add_pending(
+        self, triple: TripleIn, sources: list[str], now: datetime, reason: str = ""
+    ) -> PendingFact:
         pid = new_id("p")
-        self._exec(
+        self._exec(  # the reason rides in the Record's spare text column (topic)
             "CREATE (:Record {id: $rid, kind: 'pending', key: $id, body: $t, sources: $s, "
-            "created_at: $now})",
+            "created_at: $now, topic: $reason})",
             {
                 "rid": f"pending:{pid}",
                 "id": pid,
                 "t": triple.model_dump_json(),
                 "s": sources,
                 "now": _naive(now),
+                "reason": reason,
             },
         )
-        return PendingFact(id=pid, triple=triple, sources=sources, created_at=now)
+        return PendingFact(id=pid, triple=triple, sources=sources, created_at=now, reason=reason)
 
     def pending(self, pending_id: str | None = None) -> list[PendingFact]:
         clause = "AND p.key = $id" if pending_id else ""
         rows = self._rows(
             f"MATCH (p:Record) WHERE p.kind = 'pending' {clause} "
-            "RETURN p.key, p.body, p.sources, p.created_at ORDER BY p.created_at",
+            "RETURN p.key, p.body, p.sources, p.created_at, p.topic ORDER BY p.created_at",
             {"id": pending_id} if pending_id else {},
         )
         return [
@@ -119,6 +122,7 @@ class ChatStore(WorldMover):
                 triple=TripleIn.model_validate_json(r[1]),
                 sources=list(r[2] or []),
                 created_at=_utc(r[3]) or datetime.now(UTC),
+                reason=r[4] or "",
             )
             for r in rows
         ]
