@@ -174,11 +174,13 @@ def apply_plan(
     groups: list[int],
     x: Matrix,
     now: datetime,
-) -> dict[str, int]:
-    """Carry a plan out on the store (under the chat's lock)."""
+) -> tuple[dict[str, int], list[str]]:
+    """Carry a plan out on the store (under the chat's lock): the report and the live worlds
+    that gained or lost messages (an LLM renames those)."""
     old = [store.resolve_world(w) for w in old]  # merged while the job was embedding
     owner = assign_ids(old, groups)
     report = {"moved": 0, "split": 0, "merged": 0}
+    changed: set[str] = set()
     for g, wid in owner.items():
         if not wid:
             wid = uuid.uuid4().hex[:8]
@@ -194,6 +196,8 @@ def apply_plan(
     for dst, mids in moves.items():
         store.move_messages(mids, dst, now)
         report["moved"] += len(mids)
+        changed.add(dst)
+        changed.update(w for m, w in zip(ids, old, strict=True) if m in set(mids))
     kept = set(owner.values())
     for w in sorted(set(old) - kept):  # emptied: its id points to where most of it went
         if w not in store.worlds or store.worlds[w].merged_into or store.worlds[w].messages:
@@ -202,6 +206,7 @@ def apply_plan(
         dst = went.most_common(1)[0][0]
         store.merge_worlds(w, dst, store.worlds[dst].centroid, now)
         report["merged"] += 1
+        changed.add(dst)
     for g, wid in owner.items():
         members = x[np.array(groups) == g]
         mean = members.mean(0)
@@ -209,4 +214,4 @@ def apply_plan(
         world.centroid = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
         world.access_count = max(world.access_count, len(members))
         store.upsert_world(world)
-    return report
+    return report, sorted(w for w in changed if w in kept)
