@@ -15,7 +15,7 @@ biggest share of each new group keeps the id it came from), a part that splits o
 world, a world left with nothing is merged into where most of it went (its id keeps resolving),
 facts and entities move with their messages (core/store/regroup.py). Offline names are then
 recomputed (core.world_names). Measured on the tuning part with USE (purity / cluster /
-worlds per topic): live 0.818 / 0.921 / 3.50, after the job 0.858 / 0.954 / 2.67.
+worlds per topic): live 0.818 / 0.921 / 3.50, after the job 0.868 / 0.970 / 2.50.
 
 Cost: the last MAX_MESSAGES messages are re-embedded (the text alone, as routing does) and
 clustered in numpy; the chat's lock is held only to read them and to apply the plan.
