@@ -100,8 +100,9 @@ def _two_means(y: Matrix, rng: np.random.Generator) -> npt.NDArray[np.int64] | N
 
 def plan(labels_in: list[str], ts: npt.NDArray[np.float64], x: Matrix, p: WorldParams) -> list[int]:
     """Group numbers for the messages (rows of x, unit vectors, oldest first)."""
-    names = sorted(set(labels_in))
-    labels = np.array([names.index(w) for w in labels_in], dtype=np.int64)
+    names = list(dict.fromkeys(labels_in))  # by first message: the same chat, the same plan
+    index = {w: i for i, w in enumerate(names)}
+    labels = np.array([index[w] for w in labels_in], dtype=np.int64)
     same, line = p.pair_prior, p.job_similarity
     rng = np.random.default_rng(0)
     for _ in range(ROUNDS):
