@@ -109,15 +109,15 @@ def recall_table(results: dict[str, dict[str, list[float]]]) -> list[str]:
     return lines
 
 
-async def bench_recall(embedder: Embedder) -> None:
+async def bench_recall(embedder: Embedder, world_mode: str = "adaptive") -> None:
     turns, questions = load_fixture()
     now = datetime.fromisoformat(questions[0]["ask_at"])
-    core = make_core(scratch_dir(), embedder, now)
+    core = make_core(scratch_dir(), embedder, now, world_mode=world_mode)
     t0 = time.perf_counter()
     await ingest(core, turns)
     print(
         f"recall fixture: {len(turns)} turns ingested in {time.perf_counter() - t0:.1f} s, "
-        f"{len(questions)} questions, model {embedder.model_name}, no LLM"
+        f"{len(questions)} questions, model {embedder.model_name}, no LLM, worlds {world_mode}"
     )
     results = await evaluate(core, questions)
     await core.close()
@@ -199,9 +199,13 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--messages", type=int, default=10_000)
     ap.add_argument("--questions", type=int, default=72)
+    ap.add_argument("--skip-latency", action="store_true")
     args = ap.parse_args()
     embedder = offline_embedder()
-    await bench_recall(embedder)
+    for mode in ("adaptive", "single"):  # worlds must not cost recall (issue 15)
+        await bench_recall(embedder, mode)
+    if args.skip_latency:
+        return
     await bench_latency(embedder, args.messages, args.questions)
 
 

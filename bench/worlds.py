@@ -134,7 +134,7 @@ async def run_stream(
                     "bench", author=r["author"], text=r["text"], message_id=r["id"], ts=ts
                 )
             if merge_job:
-                await core.merge_worlds("bench")
+                await core.regroup_worlds("bench")
             data = await core.export("bench")
         finally:
             await core.close()

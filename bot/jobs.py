@@ -43,6 +43,23 @@ async def merge_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     return {"merged": merged}
 
 
+async def regroup_job(core: CoreApi, settings: Settings) -> dict[str, int]:
+    """Re-examine each chat's worlds: re-assign, merge fragments, split two-topic worlds,
+    rename (core.regroup)."""
+    totals = {"regroup_moved": 0, "split": 0, "regroup_merged": 0}
+    for chat in core.chats():
+        try:
+            report = await core.regroup_worlds(chat)
+        except Exception:
+            log.exception("chat=%s world regrouping failed", chat)
+            continue
+        totals["regroup_moved"] += report["moved"]
+        totals["split"] += report["split"]
+        totals["regroup_merged"] += report["merged"]
+    log.info("regroup: %s", totals)
+    return totals
+
+
 async def death_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     """Remove worlds left with no active facts and no recent message."""
     removed = 0
@@ -58,6 +75,7 @@ async def death_job(core: CoreApi, settings: Settings) -> dict[str, int]:
 
 async def worlds_job(core: CoreApi, settings: Settings) -> dict[str, int]:
     report = await merge_job(core, settings)
+    report.update(await regroup_job(core, settings))
     report.update(await death_job(core, settings))
     return report
 

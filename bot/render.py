@@ -72,4 +72,5 @@ def render_worlds(worlds: list[WorldInfo]) -> str:
 
 def render_pending(p: PendingFact) -> str:
     t = p.triple
-    return f"{t.subject} ({t.subject_kind}) {t.predicate} {t.object} ({t.object_kind}) · confidence {t.confidence:.2f}"
+    line = f"{t.subject} ({t.subject_kind}) {t.predicate} {t.object} ({t.object_kind}) · confidence {t.confidence:.2f}"
+    return f"{line} · {p.reason}" if p.reason else line

@@ -67,6 +67,7 @@ class PendingFact(BaseModel):
     triple: TripleIn
     sources: list[str] = Field(default_factory=list)
     created_at: datetime
+    reason: str = ""  # why it waits when not for low confidence (e.g. a kind conflict)
 
 
 class Rejection(BaseModel):

@@ -355,6 +355,10 @@ class Core:
         """Close (never erase) facts whose decayed confidence fell below the floor."""
         return await self._maintenance.decay(chat, half_life=half_life, floor=floor)
 
+    async def regroup_worlds(self, chat: str) -> dict[str, int]:
+        """Re-examine a chat's worlds: re-assign, merge, split, rename (core.regroup)."""
+        return await self._maintenance.regroup_worlds(chat)
+
     async def merge_worlds(self, chat: str) -> list[tuple[str, str]]:
         """The merge job for one chat: (merged id, surviving id) pairs."""
         return await self._maintenance.merge_worlds(chat)

@@ -84,6 +84,7 @@ class BulkIngest(Ingest):
                 for line, result in zip(ready, results, strict=True):
                     out[line.index] = result
             await durable.finish_many(self.inbound, chat, [x.msg_id for x in ready])
+            await self.pool.release(chat)  # frees what the batch's writes held (see release)
         return [r for r in out if r is not None]
 
     def _check(self, index: int, item: ImportItem) -> _Line | IngestResult | CoreError:

@@ -4,14 +4,20 @@ LLM extractions. bot/jobs.py schedules them through Core."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 
+import numpy as np
+
+from core.errors import LlmUnavailable
+from core.llm import budget_scope
 from core.models import FactStatus
 from core.pipeline.context import Context, Stage
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
+from core.regroup import MAX_MESSAGES, apply_plan, plan
 from core.rows import MessageRow
+from core.world_names import rename_offline
 from core.worlds import merge_all
 
 log = logging.getLogger(__name__)
@@ -64,7 +70,50 @@ class Maintenance(Stage):
         pairs = await self.pool.run(chat, lambda s: merge_all(s, params, now))
         for old, new in pairs:
             log.info("chat=%s world %s merged into %s", chat, old, new)
+        await self.rename_with_llm(chat, sorted({new for _, new in pairs}))
         return pairs
+
+    async def regroup_worlds(self, chat: str) -> dict[str, int]:
+        """The regrouping job for one chat (core.regroup): re-assign, merge, split, rename.
+        Single mode keeps one world per chat, so there is nothing to regroup."""
+        if self.config.world_mode != "adaptive":
+            return {"moved": 0, "split": 0, "merged": 0}
+        rows = await self.pool.run(chat, _live_messages)
+        if len(rows) < 2:
+            return {"moved": 0, "split": 0, "merged": 0}
+        x = (await self.embed([r[3] for r in rows])).astype(np.float64)
+        ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
+        groups = plan([r[1] for r in rows], ts, x, self.world_params)
+        now = self.clock.now()
+        ids, old = [r[0] for r in rows], [r[1] for r in rows]
+
+        def run(store: GraphStore) -> tuple[dict[str, int], list[str]]:
+            report, changed = apply_plan(store, ids, old, groups, x, now)
+            if self.llm is None:
+                rename_offline(store)
+            return report, changed
+
+        report, changed = await self.pool.run(chat, run)
+        if any(report.values()):
+            log.info("chat=%s regrouped: %s", chat, report)
+        await self.rename_with_llm(chat, changed)
+        return report
+
+    async def rename_with_llm(self, chat: str, world_ids: list[str]) -> None:
+        """A short LLM topic name for worlds that changed a lot (split, merged into, received
+        or lost messages); the current name stays when the LLM fails."""
+        if self.llm is None or not world_ids:
+            return
+        samples = await self.pool.run(chat, partial(_samples, world_ids=world_ids))
+        for wid, texts in samples.items():
+            try:
+                with budget_scope(chat):
+                    topic = (await self.llm.topic_name(texts=texts)).strip()[:80]
+            except LlmUnavailable as exc:
+                log.info("chat=%s world %s keeps its name (LLM failed: %s)", chat, wid, exc)
+                continue
+            if topic:
+                await self.pool.run(chat, partial(_rename, world_id=wid, topic=topic))
 
     async def remove_dead_worlds(self, chat: str, *, idle: timedelta) -> list[str]:
         """Death: live worlds with no active facts and no message for `idle` are removed."""
@@ -84,6 +133,31 @@ class Maintenance(Stage):
         if dead:
             log.info("chat=%s removed %d dead worlds: %s", chat, len(dead), ", ".join(dead))
         return dead
+
+
+def _samples(store: GraphStore, world_ids: list[str], n: int = 8) -> dict[str, list[str]]:
+    """The newest few messages of each world (what a topic name is asked from)."""
+    out: dict[str, list[str]] = {w: [] for w in world_ids}
+    for _, world, _, text in reversed(store.world_messages()):
+        bucket = out.get(store.resolve_world(world))
+        if bucket is not None and len(bucket) < n:
+            bucket.append(text)
+    return {w: texts for w, texts in out.items() if texts}
+
+
+def _rename(store: GraphStore, world_id: str, topic: str) -> None:
+    store.rename_world(world_id, topic)
+
+
+def _live_messages(store: GraphStore) -> list[tuple[str, str, datetime, str]]:
+    """The newest messages of live worlds, each under the world it now belongs to (a dead
+    world's messages stay in the record, out of every world)."""
+    rows = []
+    for mid, world, ts, text in store.world_messages()[-MAX_MESSAGES:]:
+        live = store.resolve_world(world)
+        if live in store.worlds and not store.worlds[live].merged_into:
+            rows.append((mid, live, ts, text))
+    return rows
 
 
 def _messages(store: GraphStore, ids: list[str]) -> list[MessageRow]:

@@ -27,6 +27,15 @@ class _Unresolvable(Exception):
     """A triple's name cannot become an entity (e.g. nothing left after normalising)."""
 
 
+def _kind_conflict(store: GraphStore, names: list[tuple[str, str, str]]) -> str:
+    """'Java is a concept in this world' for each name (name, entity id, kind) the world
+    already knows: a triple the ontology refuses because of such a kind clashes with what the
+    world calls the name (the offline extractor even gives the known kind back)."""
+    return "; ".join(
+        f"{name} is a {kind} in this world" for name, eid, kind in names if eid in store.entities
+    )
+
+
 class Writer(Stage):
     def write_triples(
         self,
@@ -71,6 +80,17 @@ class Writer(Stage):
                     reason = str(exc)
                 else:  # a known entity keeps its first kind: check the triple against it
                     reason = self.ontology.check(s_kind, triple.predicate, o_kind)
+                    conflict = _kind_conflict(
+                        store, [(triple.subject, s_id, s_kind), (triple.object, o_id, o_kind)]
+                    )
+                    if reason is not None and conflict:
+                        # the triple is fine as stated; it clashes with what this world already
+                        # calls the name: a person decides (issue 15), never a silent refusal
+                        why = f"{conflict}; {reason}"
+                        log.info("kind conflict in world %s: %s", world, why)
+                        sources = [source] if source else []
+                        result.pending.append(store.add_pending(triple, sources, now, why))
+                        continue
             if reason is not None:
                 log.info("rejected triple (%s) in world %s: %s", triple.predicate, world, reason)
                 result.rejected.append(Rejection(triple=triple, reason=reason))

@@ -12,7 +12,8 @@ The store is built in layers, one job each, every layer a base class of the next
 connection.py (the handle, statements, transactions) -> indexes.py (in-memory indexes) ->
 world_records.py -> schema.py (schema, model metadata, migration) -> facts.py (writes) ->
 graph.py (reads through the ActiveGraph, active_graph.py) -> messages.py -> merge.py (the world
-merge policy) -> history.py (edits, restored facts) -> ChatStore here (the review queue, traces, export, bulk import).
+merge policy) -> history.py (edits, restored facts) -> regroup.py (moving messages between
+worlds) -> ChatStore here (the review queue, traces, export, bulk import).
 
 A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock), which
 also serialises writes (Kùzu 0.11 fails a second concurrent write transaction at once).
@@ -45,12 +46,12 @@ from core.rows import (
     new_id,
 )
 from core.store.connection import _naive, _utc, pool_size
-from core.store.history import HistoryWriter
+from core.store.regroup import WorldMover
 
 log = logging.getLogger(__name__)
 
 
-class ChatStore(HistoryWriter):
+class ChatStore(WorldMover):
     """One chat's database plus its in-memory indexes (entities, messages, worlds)."""
 
     def __init__(self, path: Path, *, dim: int, model_name: str, buffer_pool_mb: int = 256) -> None:
@@ -90,26 +91,29 @@ class ChatStore(HistoryWriter):
         self._check_model(model_name)
         self._load()
 
-    def add_pending(self, triple: TripleIn, sources: list[str], now: datetime) -> PendingFact:
+    def add_pending(
+        self, triple: TripleIn, sources: list[str], now: datetime, reason: str = ""
+    ) -> PendingFact:
         pid = new_id("p")
-        self._exec(
+        self._exec(  # the reason rides in the Record's spare text column (topic)
             "CREATE (:Record {id: $rid, kind: 'pending', key: $id, body: $t, sources: $s, "
-            "created_at: $now})",
+            "created_at: $now, topic: $reason})",
             {
                 "rid": f"pending:{pid}",
                 "id": pid,
                 "t": triple.model_dump_json(),
                 "s": sources,
                 "now": _naive(now),
+                "reason": reason,
             },
         )
-        return PendingFact(id=pid, triple=triple, sources=sources, created_at=now)
+        return PendingFact(id=pid, triple=triple, sources=sources, created_at=now, reason=reason)
 
     def pending(self, pending_id: str | None = None) -> list[PendingFact]:
         clause = "AND p.key = $id" if pending_id else ""
         rows = self._rows(
             f"MATCH (p:Record) WHERE p.kind = 'pending' {clause} "
-            "RETURN p.key, p.body, p.sources, p.created_at ORDER BY p.created_at",
+            "RETURN p.key, p.body, p.sources, p.created_at, p.topic ORDER BY p.created_at",
             {"id": pending_id} if pending_id else {},
         )
         return [
@@ -118,6 +122,7 @@ class ChatStore(HistoryWriter):
                 triple=TripleIn.model_validate_json(r[1]),
                 sources=list(r[2] or []),
                 created_at=_utc(r[3]) or datetime.now(UTC),
+                reason=r[4] or "",
             )
             for r in rows
         ]

@@ -281,6 +281,17 @@ class StorePool:
         if len(self._attached) > self.max_open:
             await self._evict()
 
+    async def release(self, chat: str) -> None:
+        """Detach a chat's database handle now (checkpoint, close; indexes kept). Kùzu 0.11
+        holds memory for a handle's writes until it is closed, checkpoint or not: a bulk import
+        grew by ~100 MB per 256 facts on one handle and stayed at ~400 MB when it released the
+        handle after each batch (measured); the next operation re-attaches in ~15 ms."""
+        async with self._lock(chat):
+            self._attached.pop(chat, None)
+            store = self._open.get(chat)
+            if store is not None:
+                await asyncio.to_thread(store.detach)
+
     async def discard(self, chat: str) -> None:
         """Forget a chat's in-memory indexes (after a rolled-back bulk write left them ahead of
         the database); the next operation reloads them from disk."""

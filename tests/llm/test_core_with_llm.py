@@ -91,3 +91,29 @@ async def test_overload_falls_back_offline_then_the_retry_job_succeeds(
     objects = {f.object for f in await llm_core.facts("c")}
     assert objects == {"payments", "Kafka"}
     assert await llm_core.retry_failed_extractions("c") == 0  # done once, not again
+
+
+async def test_a_merged_world_is_renamed_by_the_llm(
+    tmp_path: Path, ontology: Ontology, make_llm: MakeLlm, fake: fa.FakeAnthropic
+) -> None:
+    from core.worlds import WorldParams
+
+    emb = HashEmbedder()
+    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name)
+    every_message_alone = WorldParams(base=0.99, step=0.0, merge_similarity=-1.0)
+    config = CoreConfig(world_params=every_message_alone)
+    core = Core(pool=pool, embedder=emb, ontology=ontology, config=config, llm=make_llm())
+    try:
+        fake.queue(fa.text("Cakes"), extraction())
+        await core.remember("c", author="ann", text="the chocolate cake needs more sugar")
+        fake.queue(fa.text("Bread"), extraction())
+        await core.remember("c", author="ann", text="the sourdough bread needs a hot oven")
+        assert sorted(w.topic for w in await core.worlds("c")) == ["Bread", "Cakes"]
+        fake.queue(fa.text("Baking at home"))
+        assert len(await core.merge_worlds("c")) == 1
+        live = [w for w in await core.worlds("c") if not w.merged_into]
+        assert [w.topic for w in live] == ["Baking at home"]
+        asked = fake.requests[-1].body["messages"][0]["content"]
+        assert "chocolate cake" in asked and "sourdough bread" in asked
+    finally:
+        await pool.close()

@@ -156,6 +156,9 @@ class StubCore:
     async def merge_worlds(self, chat: str) -> list[tuple[str, str]]:
         self._unscripted("merge_worlds", chat)
 
+    async def regroup_worlds(self, chat: str) -> dict[str, int]:
+        self._unscripted("regroup_worlds", chat)
+
     async def remove_dead_worlds(self, chat: str, *, idle: timedelta) -> list[str]:
         self._unscripted("remove_dead_worlds", chat)
 

@@ -106,6 +106,9 @@ async def test_unconfirmed_fact_decays_closed_and_empty_world_dies(
         assert (await run_jobs_once(core, settings)) | {"retried": 0} == {
             "closed": 0,
             "merged": 0,
+            "regroup_moved": 0,
+            "split": 0,
+            "regroup_merged": 0,
             "removed_worlds": 0,
             "retried": 0,
         }

@@ -1,0 +1,145 @@
+"""Moving some of a world's messages to another world (the regrouping job's split and
+re-assignment, core/regroup.py), with the facts and entities that belong to them.
+
+A fact moves when every message it was read from moves. An entity without an identifier
+moves with its facts when nothing that stays uses it; when something does, the destination
+gets its own entity of that name (a name is per world), or the one it already has. Entities
+with an identifier are chat-wide and stay where they are. Kùzu cannot re-point an edge: a
+moved fact is copied between its new end points and the old edge deleted, in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from core.rows import EntityRow, PlannedEntity, new_id
+from core.store.connection import _utc
+from core.store.history import HistoryWriter
+
+_PROPS = ("id", "predicate", "confidence", "status", "valid_from", "valid_to", "confirmed_at")
+_COPY = ", ".join(f"{p}: f.{p}" for p in _PROPS) + ", sources: f.sources, world: $dst"
+
+
+class WorldMover(HistoryWriter):
+    def world_messages(self) -> list[tuple[str, str, datetime, str]]:
+        """(id, world, ts, text) of every message, oldest first (what the job clusters)."""
+        rows = self._rows("MATCH (m:Message) RETURN m.id, m.world, m.ts, m.text ORDER BY m.seq")
+        return [(r[0], r[1] or "", _utc(r[2]) or datetime.min, r[3] or "") for r in rows]
+
+    def move_messages(self, message_ids: Sequence[str], dst: str, now: datetime) -> dict[str, int]:
+        ids = sorted(set(message_ids))
+        if not ids or dst not in self.worlds:
+            return {"messages": 0, "facts": 0, "entities": 0}
+        moving = set(ids)
+        src = sorted(
+            {r[0] for r in self._rows(_MSG_WORLDS, {"ids": ids})} - {dst}
+        )  # the worlds they leave
+        facts = self._rows(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.world IN $w "
+            "RETURN a.id, b.id, f.id, f.sources",
+            {"w": src},
+        )
+        mentions = self._rows(
+            "MATCH (m:Message)-[:MENTIONS]->(e:Entity) WHERE e.world IN $w RETURN m.id, e.id",
+            {"w": src},
+        )
+        going = [(a, b, fid) for a, b, fid, sources in facts if sources and set(sources) <= moving]
+        staying = {
+            e for a, b, _, sources in facts if not set(sources or []) <= moving for e in (a, b)
+        }
+        staying |= {e for m, e in mentions if m not in moving}
+        touched = {e for a, b, _ in going for e in (a, b)} | {e for m, e in mentions if m in moving}
+        target: dict[str, str] = {}
+        copies: list[PlannedEntity] = []
+        moved_entities: list[str] = []
+        for eid in sorted(touched):
+            ent = self.entities.get(eid)
+            if ent is None or ent.ident or ent.world == dst:
+                target[eid] = eid
+            elif (dst, ent.key) in self.by_key:
+                target[eid] = self.by_key[(dst, ent.key)]
+            elif eid not in staying:
+                target[eid] = eid
+                moved_entities.append(eid)
+            else:
+                copy = PlannedEntity(
+                    new_id("e"),
+                    ent.kind,
+                    ent.name,
+                    ent.key,
+                    dst,
+                    "",
+                    self.entity_vectors.vector(eid),
+                )
+                copies.append(copy)
+                target[eid] = copy.id
+        with self.transaction():
+            for copy in copies:
+                self._create_entity(copy, now)
+            if moved_entities:
+                self._exec(
+                    "MATCH (e:Entity) WHERE e.id IN $ids SET e.world = $dst",
+                    {"ids": moved_entities, "dst": dst},
+                )
+            for a, b, fid in going:
+                ta, tb = target.get(a, a), target.get(b, b)
+                p: dict[str, Any] = {"a": a, "b": b, "fid": fid, "dst": dst}
+                between = (
+                    "MATCH (a:Entity {id: $a})-[f:FACT]->(b:Entity {id: $b}) WHERE f.id = $fid"
+                )
+                if (ta, tb) == (a, b):
+                    self._exec(f"{between} SET f.world = $dst", p)
+                    continue
+                self._exec(
+                    f"MATCH (a:Entity {{id: $a}})-[f:FACT]->(b:Entity {{id: $b}}), "
+                    f"(x:Entity {{id: $ta}}), (y:Entity {{id: $tb}}) WHERE f.id = $fid "
+                    f"CREATE (x)-[:FACT {{{_COPY}}}]->(y)",
+                    {**p, "ta": ta, "tb": tb},
+                )
+                self._exec(f"{between} DELETE f", p)
+            for m, e in mentions:
+                if m in moving and target.get(e, e) != e:
+                    self._exec(
+                        "MATCH (m:Message {id: $m})-[r:MENTIONS]->(e:Entity {id: $e}), "
+                        "(t:Entity {id: $t}) MERGE (m)-[:MENTIONS]->(t) DELETE r",
+                        {"m": m, "e": e, "t": target[e]},
+                    )
+            self._exec(
+                "MATCH (m:Message) WHERE m.id IN $ids SET m.world = $dst", {"ids": ids, "dst": dst}
+            )
+            orphans = [e for e, t in target.items() if t != e and e not in staying]
+            if orphans:
+                self._exec("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": orphans})
+            unified = sorted({t for e, t in target.items() if t != e} - {c.id for c in copies})
+            self._consolidate(unified, now)
+        self._reindex_entities()
+        last = self._rows("MATCH (m:Message) RETURN m.world ORDER BY m.seq DESC LIMIT 1")
+        if last:
+            self.last_world = last[0][0] or ""
+        self.refresh_world_stats()
+        return {
+            "messages": len(ids),
+            "facts": len(going),
+            "entities": len(copies) + len(moved_entities),
+        }
+
+    def _reindex_entities(self) -> None:
+        """Re-read the entity indexes after a move (rare: the job, not the message path)."""
+        self.entities.clear()
+        self.by_key.clear()
+        self.key_worlds.clear()
+        self.by_ident.clear()
+        self.by_kind.clear()
+        self.entity_vectors.remove(set(self.entity_vectors.ids))
+        for row, vec in self._vectors(
+            "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
+        ):
+            ent = EntityRow(
+                row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or [])
+            )
+            self._index_entity(ent, vec)
+
+
+_MSG_WORLDS = "MATCH (m:Message) WHERE m.id IN $ids RETURN DISTINCT m.world"

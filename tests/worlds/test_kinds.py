@@ -1,0 +1,65 @@
+"""Issue 15: a name's kind is per world. In another world the same name with another kind is
+another entity; inside one world a kind conflict waits in the review queue with its reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.embedding import HashEmbedder
+from core.models import TripleIn
+from core.render import render_pending
+from core.service import Core
+from ontology import Ontology
+from tests.conftest import build_core
+
+
+async def test_kind_conflict_in_one_world_goes_to_review_with_its_reason(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    core = build_core(tmp_path / "d", HashEmbedder(), ontology, world_mode="single")
+    chat = "tg:kinds"
+    try:
+        await core.remember(chat, author="a", text="The billing service uses Java")
+        said = await core.remember(chat, author="a", text="Jakarta is located in Java")
+        assert not said.stored
+        assert not said.rejected  # not refused: waiting for a person
+        assert len(said.pending) == 1
+        waiting = (await core.pending(chat))[0]
+        known = next(
+            e["kind"] for e in (await core.export(chat))["entities"] if e["name"] == "Java"
+        )
+        assert known != "place"
+        assert f"Java is a {known} in this world" in waiting.reason
+        assert f"Java is a {known} in this world" in render_pending(waiting)
+        assert waiting.triple.predicate == "LOCATED_IN"
+    finally:
+        await core.close()
+
+
+async def test_same_name_with_another_kind_in_another_world_is_another_entity(
+    world_core: Core,
+) -> None:
+    chat = "tg:kinds2"
+    code = await world_core.remember(chat, author="a", text="The billing service uses Java")
+    # a stated fact in another world (a second world exists: its first message was about travel)
+    trip = await world_core.remember(
+        chat, author="b", text="Next month we fly to Indonesia: Jakarta, Bali and the volcanoes"
+    )
+    assert trip.world != code.world
+    stored = await world_core.remember_fact_from(
+        chat,
+        TripleIn(
+            subject="Jakarta",
+            subject_kind="place",
+            predicate="LOCATED_IN",
+            object="Java",
+            object_kind="place",
+            confidence=0.9,
+        ),
+        source=trip.message_id,
+    )
+    assert stored.stored and not stored.pending and not stored.rejected
+    data = await world_core.export(chat)
+    javas = {e["world"]: e["kind"] for e in data["entities"] if e["name"] == "Java"}
+    assert set(javas) == {code.world, trip.world}
+    assert javas[trip.world] == "place" and javas[code.world] != "place"

@@ -1,0 +1,136 @@
+"""Issue 15: the regrouping job splits a world holding two topics (facts and entities follow
+their messages, the bigger part keeps the id), merges fragments, renames; Python the language
+and the pet python end in separate worlds in en/pt/ru and questions never cross over."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from bot.jobs import run_jobs_once
+from bot.settings import Settings
+from core.ports import Embedder
+from core.service import Core
+from core.world_names import distinctive_names
+from core.worlds import params_for
+from ontology import Ontology
+from tests.worlds.conftest import ManualClock, adaptive_core
+
+CODE = [
+    "The billing service is built with Python and Django",
+    "O serviço de pagamentos usa Python e Kafka",
+    "Сервис отчётов использует Python и Postgres",
+    "We deploy the Python code to Kubernetes every Friday",
+    "Our CI pipeline runs the Python unit tests on every commit",
+    "The Python linter fails on the new payments module",
+    "O deploy do código Python quebrou o build de novo",
+]
+SNAKE = [
+    "Monty is a ball python, he eats one mouse a week",
+    "My python uses a heat lamp in his terrarium",
+    "Meu píton come ratos congelados uma vez por semana",
+    "Моя змея питон живёт в террариуме и ест мышей",
+    "The python shed its skin yesterday, the terrarium needs cleaning",
+    "The reptile vet says my python snake is healthy",
+]
+
+
+async def _tell(core: Core, chat: str, clock: ManualClock, texts: list[str]) -> list[str]:
+    worlds = []
+    for text in texts:
+        clock.advance(hours=1)  # past the continuity window: content alone decides
+        worlds.append((await core.remember(chat, author="ana", text=text)).world)
+    return worlds
+
+
+async def test_job_splits_a_world_holding_two_topics_and_moves_facts_with_messages(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    clock = ManualClock()
+    calibrated = params_for(use_embedder)
+    glued = replace(calibrated, base=-1.0, merge_inline=False)  # live routing keeps one world
+    core = adaptive_core(tmp_path / "d", use_embedder, ontology, clock, world_params=glued)
+    chat = "tg:split"
+    try:
+        interleaved = [t for pair in zip(CODE, SNAKE, strict=False) for t in pair] + CODE[6:]
+        first = await _tell(core, chat, clock, interleaved)
+        assert len(set(first)) == 1
+        before = await core.stats(chat)
+
+        report = await core.regroup_worlds(chat)
+        assert report["split"] >= 1
+        data = await core.export(chat)
+        world_of = {m["text"]: m["world"] for m in data["messages"]}
+        code_worlds = {world_of[t] for t in CODE}
+        snake_worlds = {world_of[t] for t in SNAKE}
+        assert len(code_worlds) == 1 and len(snake_worlds) == 1, (code_worlds, snake_worlds)
+        assert code_worlds != snake_worlds
+        assert first[0] in code_worlds  # the bigger part keeps the id
+        code_w, snake_w = next(iter(code_worlds)), next(iter(snake_worlds))
+        # facts and entities went with their messages; nothing was lost
+        after = await core.stats(chat)
+        assert after["messages"] == before["messages"]
+        assert after["facts"] == before["facts"]
+        by_source = {m["id"]: m["world"] for m in data["messages"]}
+        for fact in await core.facts(chat, history=True):
+            assert {by_source[s] for s in fact.sources} == {fact.world}, fact.sentence()
+        names = {(e["name"].lower(), e["world"]) for e in data["entities"]}
+        assert any(n == "python" and w == code_w for n, w in names)
+        # questions stay in their world
+        snake_q = await core.ask(chat, "What does my python eat?")
+        assert snake_w in snake_q.worlds and code_w not in snake_q.worlds
+        assert all(f.world == snake_w for f in snake_q.facts)
+        assert not {"django", "kafka", "billing"} & set(snake_q.answer.lower().split())
+        code_q = await core.ask(chat, "Which service is built with Python?")
+        assert code_q.worlds == [code_w]
+        assert all(f.world == code_w for f in code_q.facts)
+        assert "terrarium" not in code_q.answer.lower()
+        # a second run finds nothing to do
+        again = await core.regroup_worlds(chat)
+        assert again == {"moved": 0, "split": 0, "merged": 0}
+        # offline names follow the worlds: the snake world's name speaks of the snake
+        topics = {w.id: w.topic for w in await core.worlds(chat)}
+        assert "python" not in topics[snake_w].split() or len(topics[snake_w].split()) > 1
+        assert topics[snake_w] != topics[code_w]
+    finally:
+        await core.close()
+
+
+async def test_python_language_and_pet_python_live_apart_with_default_settings(
+    world_core: Core, clock: ManualClock
+) -> None:
+    chat = "tg:python"
+    await _tell(world_core, chat, clock, CODE)
+    clock.advance(hours=5)
+    await _tell(world_core, chat, clock, SNAKE)
+    report = await run_jobs_once(world_core, Settings())
+    assert report["removed_worlds"] == 0
+    data = await world_core.export(chat)
+    world_of = {m["text"]: m["world"] for m in data["messages"]}
+    assert len({world_of[t] for t in CODE}) == 1
+    assert len({world_of[t] for t in SNAKE}) == 1
+    assert world_of[CODE[0]] != world_of[SNAKE[0]]
+    msg_world = {m["id"]: m["world"] for m in data["messages"]}
+    snake_w, code_w = world_of[SNAKE[0]], world_of[CODE[0]]
+    for question in ("Что ест мой питон?", "What does my python eat?", "O que come o meu píton?"):
+        ans = await world_core.ask(chat, question)
+        assert snake_w in ans.worlds, question
+        assert all(f.world == snake_w for f in ans.facts), question
+        if question.startswith("What"):  # evidence: same spelling only (core/pipeline/retrieve)
+            assert {msg_world[i] for i in ans.evidence} == {snake_w}, question
+    code = await world_core.ask(chat, "Which service is built with Python?")
+    assert code.worlds == [code_w]
+    assert all(f.world == code_w for f in code.facts)
+    assert {msg_world[i] for i in code.evidence} == {code_w}
+
+
+def test_offline_names_are_the_words_that_set_a_world_apart() -> None:
+    names = distinctive_names(
+        {
+            "a": ["python code deploy failed", "python tests in the code review"],
+            "b": ["my python snake ate a mouse", "the snake terrarium is warm"],
+        }
+    )
+    assert "code" in names["a"].split()
+    assert "snake" in names["b"].split()
+    assert "python" not in names["a"].split()[:1]  # shared by both worlds: not first
