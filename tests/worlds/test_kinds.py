@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.render import render_pending
 from core.embedding import HashEmbedder
 from core.models import TripleIn
-from core.render import render_pending
 from core.service import Core
 from ontology import Ontology
 from tests.conftest import build_core
