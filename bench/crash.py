@@ -25,6 +25,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -268,7 +269,9 @@ async def bot_crash(root: Path, *, messages: int, kills: int, seed: int) -> Outc
             update = _update(fake, chat_id, line)
             fake.push(update)
             if not is_question(line["text"]):  # questions are answered, not stored
-                chats[chat_id].append({**line, "id": str(update["message"]["message_id"])})
+                message = update["message"]
+                sent_at = datetime.fromtimestamp(message["date"], UTC).isoformat()
+                chats[chat_id].append({**line, "id": str(message["message_id"]), "ts": sent_at})
             sent[chat_id] += 1
         pending_kills = kills
         out.runs = 0
