@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from datetime import timedelta
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from core.store.pool import StorePool
 from ontology import Ontology, load_ontology
 
 log = logging.getLogger(__name__)
+
+MODEL_HUB = "huggingface.co"  # where fastembed downloads the configured model from
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -38,12 +41,28 @@ def build_embedder(settings: Settings) -> Embedder:
         model_dir = bundled_minilm_dir(settings.storage.data_dir / "models")
         return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=emb.threads)
     local = Path(emb.local_dir) if emb.local_dir else None
-    try:
+    if local is not None:
         return FastEmbedEmbedder(emb.model, local_dir=local, threads=emb.threads)
-    except Exception as exc:  # fastembed raises several types when the hub is unreachable
-        if local is not None:
-            raise
+    try:  # a model downloaded before needs no network
+        return FastEmbedEmbedder(emb.model, threads=emb.threads, cached_only=True)
+    except Exception:
+        log.info("%s is not in fastembed's cache: downloading it", emb.model)
+    if not model_hub_reachable():
+        # fastembed would retry with sleeps for ~40 s before giving up
+        return offline_embedder(settings, emb.model, "the model hub is unreachable")
+    try:
+        return FastEmbedEmbedder(emb.model, threads=emb.threads)
+    except Exception as exc:  # fastembed raises several types when the download fails
         return offline_embedder(settings, emb.model, type(exc).__name__)
+
+
+def model_hub_reachable(host: str = MODEL_HUB, port: int = 443, timeout_s: float = 3.0) -> bool:
+    """Whether a TCP connection to the model hub opens (no DNS or route: False at once)."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 def offline_embedder(settings: Settings, wanted: str, why: str) -> Embedder:

@@ -45,14 +45,29 @@ def bundled_minilm_dir(cache_dir: Path) -> Path:
 
 
 class FastEmbedEmbedder:
-    def __init__(self, model: str, *, local_dir: Path | None = None, threads: int = 1) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        local_dir: Path | None = None,
+        threads: int = 1,
+        cached_only: bool = False,
+    ) -> None:
+        """`cached_only`: load from fastembed's cache or fail at once, never download."""
         from fastembed import TextEmbedding
+        from loguru import logger as fastembed_log  # fastembed logs through loguru
 
-        self._model = TextEmbedding(
-            model,
-            specific_model_path=str(local_dir) if local_dir is not None else None,
-            threads=threads,
-        )
+        if cached_only:  # a cache miss is expected here: not an ERROR for the console
+            fastembed_log.disable("fastembed")
+        try:
+            self._model = TextEmbedding(
+                model,
+                specific_model_path=str(local_dir) if local_dir is not None else None,
+                threads=threads,
+                local_files_only=cached_only,
+            )
+        finally:
+            fastembed_log.enable("fastembed")
         self._name = model
         # onnxruntime sessions are thread-safe for run(), but fastembed's tokenizer keeps state
         self._lock = threading.Lock()

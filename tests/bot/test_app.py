@@ -51,3 +51,18 @@ async def test_a_key_wires_the_anthropic_adapter_without_logging_it(
         assert secret not in repr(settings.anthropic)
     finally:
         await core.close()
+
+
+def test_model_hub_probe_answers_without_waiting() -> None:
+    """No route to the hub means the offline model at once, not fastembed's ~40 s of retries."""
+    import socket
+
+    from bot.app import model_hub_reachable
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert model_hub_reachable("127.0.0.1", port)
+    assert not model_hub_reachable("127.0.0.1", port)  # closed now: refused
+    assert not model_hub_reachable("model-hub.invalid")  # no such name
