@@ -45,6 +45,9 @@ class SqliteInboundLog:
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
+            # a deleted row's bytes are overwritten, not left in free pages: /forget all and
+            # a handled delivery leave no readable text behind in the file
+            self._db.execute("PRAGMA secure_delete=ON")
             self._db.executescript(_SCHEMA)
             self._db.execute(
                 "DELETE FROM delivery WHERE done = 1 AND done_at < ?",
@@ -86,7 +89,9 @@ class SqliteInboundLog:
         with self._lock, self._unsynced(), self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
-                "UPDATE delivery SET done = 1, done_at = ? WHERE source = ? AND id = ?",
+                # the id is what recognises a re-delivery; the body (the user's text) was
+                # only needed to replay an unfinished delivery, so it goes now
+                "UPDATE delivery SET done = 1, done_at = ?, body = '' WHERE source = ? AND id = ?",
                 (time.time(), source, delivery_id),
             )
 
@@ -171,6 +176,8 @@ class SqliteInboundLog:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("DELETE FROM record WHERE chat = ?", (chat,))
+        with self._lock:  # the WAL still holds the deleted pages until a checkpoint
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         with self._lock:

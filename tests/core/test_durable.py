@@ -160,6 +160,27 @@ async def test_forgetting_a_chat_forgets_its_record(tmp_path: Path, ontology: On
     await core.close()
 
 
+async def test_forgotten_and_handled_text_is_gone_from_the_log_file(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """/forget all and a handled delivery leave no readable user text in the SQLite files."""
+    core = make_core(tmp_path, ontology)
+    log_ = core.inbound
+    assert isinstance(log_, SqliteInboundLog)
+    secret_said, secret_sent = "zanzibar-quokka-7781", "marmalade-okapi-9932"
+    log_.record_deliveries("telegram", [("u1", f'{{"text": "{secret_sent}"}}')])
+    log_.finish_delivery("telegram", "u1")
+    await core.remember(CHAT, author="ann", text=f"{secret_said} uses payments", message_id="1")
+    await core.forget_chat(CHAT)
+    delivery = log_.delivery("telegram", "u1")
+    assert delivery is not None and delivery.done  # still recognised if Telegram re-sends it
+    files = [p for p in log_.path.parent.iterdir() if p.name.startswith(log_.path.name)]
+    raw = b"".join(p.read_bytes() for p in files)
+    assert secret_said.encode() not in raw
+    assert secret_sent.encode() not in raw
+    await core.close()
+
+
 async def test_an_edit_supersedes_what_only_the_old_text_said(
     tmp_path: Path, ontology: Ontology
 ) -> None:
