@@ -186,7 +186,9 @@ async def main_async(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--split", choices=["tune", "heldout"], default=None)
-    parser.add_argument("--embedder", choices=["minilm", "use"], default="use")  # the default offline model
+    parser.add_argument(
+        "--embedder", choices=["minilm", "use"], default="use"
+    )  # the default offline model
     parser.add_argument("--show-wrong", choices=["tune", "heldout", "all", "none"], default="none")
     asyncio.run(main_async(parser.parse_args()))
 
