@@ -29,8 +29,9 @@ class StorageSettings(BaseSettings):
     max_open_chats: int = Field(default=4, ge=1)
     # chats whose in-memory indexes are kept (LRU); beyond it a chat is reloaded from disk
     max_cached_chats: int = Field(default=256, ge=1)
-    # handles kept for chats busy at the same moment, beyond max_open_chats (until quiet)
-    max_open_burst: int = Field(default=32, ge=1)
+    # most handles open at once (chats busy at the same moment keep theirs until quiet);
+    # each is ~45 MB of RSS, so this bounds the peak under load (README, issue 14)
+    max_open_burst: int = Field(default=4, ge=1)
     buffer_pool_mb: int = Field(default=256, ge=32)  # per open chat database
     idle_checkpoint_seconds: float = Field(default=2.0, ge=0)  # 0: only every 200 writes
     log_level: str = "INFO"

@@ -4,10 +4,12 @@ memory) into the database file, one timer per chat, harmless after eviction or c
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from core.embedding import HashEmbedder
 from core.service import Core, CoreConfig
+from core.store.kuzu_store import ChatStore
 from core.store.pool import StorePool
 from ontology import Ontology
 
@@ -123,4 +125,30 @@ async def test_a_burst_keeps_busy_handles_until_they_go_quiet(
     for chat in ("c", "d", "e", "f"):
         assert [f.object for f in await core.facts(chat)] == [f"{chat}2"]
         assert not wal(pool, chat).exists() or chat == "f"  # detached ones were checkpointed
+    await core.close()
+
+
+async def test_chats_busy_at_once_never_open_more_handles_than_the_burst(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """The bound holds when a handle opens, not only after the operation: 12 chats writing
+    at once (each write holds its handle a while) never have more than 3 databases open."""
+    emb = HashEmbedder()
+    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name, max_open=1, max_open_burst=3)
+    core = Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+    seen: list[int] = []
+
+    def open_handles(store: ChatStore) -> None:
+        time.sleep(0.02)  # a Kùzu call of some length, so operations overlap
+        seen.append(sum(s.attached for s in list(pool._open.values())))
+
+    async def chat_user(chat: str) -> None:
+        for n in range(3):
+            await core.remember(chat, author="a", text=f"{chat}{n} depends on {chat}x")
+            await pool.run(chat, open_handles)
+
+    await asyncio.gather(*(chat_user(f"c{k}") for k in range(12)))
+    assert len(seen) == 36 and max(seen) <= 3
+    for k in range(12):
+        assert len(await core.facts(f"c{k}")) == 3
     await core.close()
