@@ -52,7 +52,9 @@ async def _main(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    logging.getLogger("pymorphy3").setLevel(logging.WARNING)
+    # libraries that narrate routine work at INFO (dictionary loads, every job added)
+    for chatty in ("pymorphy3", "apscheduler"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     if args.command == "run":
         from bot.runner import run_all
 
