@@ -13,34 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime
-from typing import Protocol
 
+from core.contract import CoreApi
 from core.errors import CoreError
 from core.inbound import ChatRecord, InboundLog, RecordKind
-from core.models import IngestResult, TripleIn
+from core.models import TripleIn
 
 log = logging.getLogger(__name__)
-
-
-class Ingests(Protocol):
-    """What recovery needs of the core (core.service.Core)."""
-
-    @property
-    def inbound(self) -> InboundLog | None: ...
-
-    async def remember(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-    ) -> IngestResult: ...
-
-    async def remember_triple(
-        self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
-    ) -> IngestResult: ...
 
 
 async def begin(
@@ -91,7 +70,7 @@ def rebuildable(inbound: InboundLog, chat: str) -> bool:
     return any(r.kind == "created" for r in inbound.records(chat))
 
 
-async def recover(core: Ingests) -> int:
+async def recover(core: CoreApi) -> int:
     """Ingest again every record a crash left unfinished (at start, before new input);
     returns how many were taken up. The graph knows the ids already stored, so a message is
     never stored twice, and one whose facts were cut short gets them now."""
