@@ -136,7 +136,7 @@ async def _forget(inv: Invocation) -> None:
     name = None if inv.arg.lower() == "all" else inv.arg
     if name is not None and len(name) > MAX_FORGET_NAME:  # nothing has such a name, and a
         # button value holds at most 2,000 characters (Slack answers 400 beyond)
-        await inv.private(t("no_facts_about", inv.lang, name=escape(name)))
+        await inv.private(t("slack.no_facts_about", inv.lang, name=escape(name)))
         return
     blocks = forget_blocks(name, inv.lang)
     question = "\n".join(b["text"]["text"] for b in blocks if b["type"] == "section")

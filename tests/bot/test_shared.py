@@ -3,11 +3,14 @@ the triple syntax and the long-text splitter."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from bot.conversation import is_overheard, with_follow_up
 from bot.splitting import split_text, utf16_len
-from bot.texts import _TEXTS, LANGUAGES, t
+from bot.texts import LANGUAGES, catalogue, t
 from bot.triples import MalformedTriple, explicit_triple
 from core.models import Answer, Reply
 
@@ -56,6 +59,19 @@ def test_splitter_measures_what_each_platform_counts() -> None:
 
 
 def test_every_text_has_english_and_only_known_languages() -> None:
-    for key, variants in _TEXTS.items():
+    for key, variants in catalogue().items():
         assert "en" in variants, key
         assert set(variants) <= set(LANGUAGES), key
+
+
+def test_every_literal_key_the_front_ends_use_is_in_a_catalogue() -> None:
+    """The words live in bot/locales/*.toml: a key a handler names and no catalogue holds
+    would fail only when that reply is sent."""
+    bot_dir = Path(__file__).resolve().parents[2] / "bot"
+    used = {
+        m.group(1)
+        for path in bot_dir.rglob("*.py")
+        for m in re.finditer(r"""\bt\(\s*["']([a-z_.]+)["']""", path.read_text("utf-8"))
+    }
+    assert len(used) > 50
+    assert sorted(used - set(catalogue())) == []
