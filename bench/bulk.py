@@ -265,12 +265,12 @@ async def bench_disk(n: int) -> None:
         await core.remember("disk", author=PEOPLE[i % len(PEOPLE)], text=text)
         if i in marks:
             await core.pool.run("disk", lambda s: s.checkpoint())
-            sizes.append((i, du_kb(root / "chats")))
+            sizes.append((i, du_kb(root / "shards")))
     for _ in range(10):  # checkpoints and re-opens with no new data
         await core.pool.run("disk", lambda s: (s.detach(), s.attach()))
-    idle = du_kb(root / "chats")
+    idle = du_kb(root / "shards")
     await core.close()
-    closed = du_kb(root / "chats")
+    closed = du_kb(root / "shards")
     grow = ", ".join(f"{k} msgs {kb / 1024:.1f} MB" for k, kb in sizes)
     print(
         f"disk, one chat: {grow}; {closed / n:.1f} KB per message at {n} (target <= 10); "

@@ -1,4 +1,4 @@
-"""Entry point: python -m bot {run,console,ingest,ask,export,jobs}."""
+"""Entry point: python -m bot {run,console,ingest,ask,export,jobs,reshard}."""
 
 from __future__ import annotations
 
@@ -39,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     j = sub.add_parser("jobs", help="run the background jobs")
     j.add_argument("--data-dir", type=Path)
     j.add_argument("--once", action="store_true")
+    r = sub.add_parser("reshard", help="move every chat into N shard databases (bot stopped)")
+    r.add_argument("--data-dir", type=Path)
+    r.add_argument("--shards", type=int, required=True)
     return p
 
 
@@ -59,6 +62,12 @@ async def _main(args: argparse.Namespace) -> int:
         from bot.runner import run_all
 
         return await run_all(settings)
+    if args.command == "reshard":
+        from core.store.transfer import reshard
+
+        moved = reshard(settings.storage.data_dir, args.shards)
+        print(f"{moved} chats moved into {args.shards} shards: set GRAPHMEM_SHARDS={args.shards}")
+        return 0
     core = build_core(settings)
     try:
         if args.command in ("console", "ingest"):

@@ -163,6 +163,7 @@ def build_core(
         settings.storage.data_dir,
         dim=embedder.dim,
         model_name=embedder.model_name,
+        shards=settings.storage.shards,
         max_open=settings.storage.max_open_chats,
         max_cached=settings.storage.max_cached_chats,
         max_open_burst=settings.storage.max_open_burst,

@@ -25,14 +25,14 @@ class StorageSettings(BaseSettings):
 
     data_dir: Path = Path("./data")
     ontology_path: Path | None = None  # default: the packaged ontology/llms.txt
-    # open Kùzu database handles (LRU): ~20-45 MB RSS each, ~7 ms to re-open
-    max_open_chats: int = Field(default=4, ge=1)
+    # shard databases the chats are hashed onto, all open (~35-45 MB RSS each); recorded in
+    # the data directory, changed only with `python -m bot reshard` (README, issue 14)
+    shards: int = Field(default=2, ge=1, le=64)
+    max_open_chats: int = Field(default=4, ge=1)  # no effect since shards (kept for old .env)
     # chats whose in-memory indexes are kept (LRU); beyond it a chat is reloaded from disk
     max_cached_chats: int = Field(default=256, ge=1)
-    # most handles open at once (chats busy at the same moment keep theirs until quiet);
-    # each is ~45 MB of RSS, so this bounds the peak under load (README, issue 14)
-    max_open_burst: int = Field(default=4, ge=1)
-    buffer_pool_mb: int = Field(default=256, ge=32)  # per open chat database
+    max_open_burst: int = Field(default=4, ge=1)  # no effect since shards (kept for old .env)
+    buffer_pool_mb: int = Field(default=256, ge=32)  # per shard database
     idle_checkpoint_seconds: float = Field(default=2.0, ge=0)  # 0: only every 200 writes
     log_level: str = "INFO"
 

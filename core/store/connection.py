@@ -1,5 +1,10 @@
-"""Kùzu plumbing for one chat database: the handle's life (attach, detach, checkpoint),
-statements and transactions. The chat store's layers build on this one (core/store/kuzu_store.py).
+"""Kùzu plumbing for one chat's view of its shard (core/store/shard.py): statements scoped to
+the chat, transactions, checkpoints. The chat store's layers build on this one
+(core/store/kuzu_store.py).
+
+Every statement that names `$chat` gets the chat's tag as that parameter, and every primary
+key a statement looks up is chat-scoped with `_u` (`<tag>:<id>`); ids in the rows returned and
+in the in-memory indexes stay as the core knows them. All statements are parameterised.
 """
 
 from __future__ import annotations
@@ -7,26 +12,23 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import kuzu
 import numpy as np
 import numpy.typing as npt
 
 from core.errors import StoreError
 from core.store.active_graph import ActiveGraph
-from core.store.memory import release_memory
+from core.store.shard import ShardDb
 
 log = logging.getLogger(__name__)
 
 MIN_POOL_MB = 32
 # a write whose text matches this may change active facts or mentions: drop the ActiveGraph
 _TOUCHES_GRAPH = re.compile(r"FACT|MENTIONS|DELETE|COPY")
-CHECKPOINT_EVERY = 200  # write statements between explicit checkpoints (see _checkpoint)
 
 
 def _utc(ts: datetime | None) -> datetime | None:
@@ -41,146 +43,118 @@ def _naive(ts: datetime) -> datetime:
 
 
 def pool_size(cap_mb: int) -> int:
-    """Buffer pool for one chat database.
+    """Buffer pool for one shard database.
 
-    Measured on kuzu 0.11.3: the pool is reserved, not touched, at open (an empty chat costs
-    ~36 MiB RSS with a 16, 32 or 64 MiB pool alike), so a generous pool costs a small chat
-    nothing; but a pool smaller than the chat's data fails CHECKPOINT with "buffer pool is
-    full" (100k facts in 32 MiB). So one fixed size, large enough for big chats.
+    Measured on kuzu 0.11.3: the pool is reserved, not touched, at open (an empty database
+    costs ~36 MiB RSS with a 16, 32 or 64 MiB pool alike), so a generous pool costs a small
+    shard nothing; but a pool smaller than the data fails CHECKPOINT with "buffer pool is
+    full" (100k facts in 32 MiB). So one fixed size, large enough for big shards.
     """
     return int(max(cap_mb, MIN_POOL_MB) << 20)
 
 
 class KuzuConnection:
-    """A chat database handle that can be detached and re-attached, with its write count."""
+    """A chat's statements on its shard: scoped by its tag, serialised by the shard's lock."""
 
-    path: Path
+    shard: ShardDb
+    tag: str  # the chat's tag in the shard (core/store/shard.py's chat_tag)
     dim: int
-    _pool_bytes: int
-    _db: kuzu.Database | None
-    _conn_: kuzu.Connection | None
-    _writes: int
     _in_tx: bool
     _graph: ActiveGraph | None  # loaded on first read (see ActiveGraph)
     _graph_sync: bool  # True while write_facts keeps the graph in step itself
 
-    # The database handle and the in-memory indexes have separate lives. The handle is what
-    # costs memory (~20-45 MB in Kùzu 0.11, see the module docstring) and is cheap to get back
-    # (6.7 ms to open a chat of 1k or of 100k facts, measured); the indexes are cheap to keep
-    # and slow to rebuild (3.3 s at 100k facts). So the pool detaches the handle of a chat
-    # that is not in use and keeps its indexes; the next operation re-attaches it. Nothing
-    # else writes the file meanwhile (one process owns the data directory), so the indexes
-    # stay true.
-    # The database handle and the in-memory indexes have separate lives. The handle is what
-    # costs memory (~20-45 MB in Kùzu 0.11, see the module docstring) and is cheap to get back
-    # (6.7 ms to open a chat of 1k or of 100k facts, measured); the indexes are cheap to keep
-    # and slow to rebuild (3.3 s at 100k facts). So the pool detaches the handle of a chat
-    # that is not in use and keeps its indexes; the next operation re-attaches it. Nothing
-    # else writes the file meanwhile (one process owns the data directory), so the indexes
-    # stay true.
+    def _u(self, item_id: str) -> str:
+        """The chat-scoped primary key of a node of this chat."""
+        return f"{self.tag}:{item_id}"
+
+    def _us(self, ids: Iterable[str]) -> list[str]:
+        return [f"{self.tag}:{i}" for i in ids]
+
     @property
     def attached(self) -> bool:
-        return self._conn_ is not None
+        """The shard stays open: a chat's view is always attached."""
+        return True
 
     def attach(self) -> None:
-        if self._conn_ is not None:
-            return
-        self._db = kuzu.Database(
-            str(self.path / "graph.kz"),
-            buffer_pool_size=self._pool_bytes,
-            max_db_size=1 << 36,  # 64 GiB of address space, not the default 8 TiB
-        )
-        self._conn_ = kuzu.Connection(self._db)
+        return None
 
     def detach(self) -> None:
-        """Close the database handle (checkpointing first), keep the in-memory indexes."""
-        if self._conn_ is None or self._db is None:
-            return
-        if self._writes:
-            self._checkpoint()
-        self._conn_.close()
-        self._db.close()
-        self._conn_ = self._db = None
-        release_memory()
+        """Checkpoint the shard (what closing a per-chat handle used to free)."""
+        self.checkpoint()
 
     def close(self) -> None:
-        self.detach()
+        return None
 
-    @property
-    def _conn(self) -> kuzu.Connection:
-        if self._conn_ is None:
-            self.attach()
-        assert self._conn_ is not None
-        return self._conn_
+    def _params(self, query: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        # Kùzu refuses a parameter the statement does not name, so $chat only where named
+        out = dict(params or {})
+        if "$chat" in query:
+            out["chat"] = self.tag
+        return out
 
     def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
-        result = self._conn.execute(query, params or {})
-        assert not isinstance(result, list)
-        rows: list[list[Any]] = []
-        while result.has_next():
-            rows.append(result.get_next())  # type: ignore[arg-type]
-        return rows
+        with self.shard.lock:
+            result = self.shard.execute(query, self._params(query, params))
+            rows: list[list[Any]] = []
+            while result.has_next():
+                rows.append(result.get_next())  # type: ignore[arg-type]
+            return rows
 
     def _exec(self, query: str, params: dict[str, Any] | None = None) -> None:
-        self._conn.execute(query, params or {})
-        self._writes += 1
-        if self._graph is not None and not self._graph_sync and _TOUCHES_GRAPH.search(query):
-            self._graph = None
-        if not self._in_tx and self._writes >= CHECKPOINT_EVERY:
-            self._checkpoint()
+        with self.shard.lock:
+            self.shard.execute(query, self._params(query, params))
+            if self._graph is not None and not self._graph_sync and _TOUCHES_GRAPH.search(query):
+                self._graph = None
+            self.shard.wrote()
 
     @property
     def dirty(self) -> bool:
-        """Writes since the last checkpoint. Until a checkpoint Kùzu keeps them in memory as
-        well as in the WAL: ~20 MB of heap for a chat after its first messages (measured)."""
-        return self._writes > 0
+        """Writes of the shard since its last checkpoint. Until a checkpoint Kùzu keeps them
+        in memory as well as in the WAL (~20 MB for a chat's first messages, measured)."""
+        return self.shard.dirty
 
     def checkpoint(self) -> None:
-        """Checkpoint now and give the memory it frees back to the OS (the pool calls this
-        for a chat that has gone quiet)."""
-        if self._writes and not self._in_tx:
-            self._checkpoint()
-            release_memory()
+        """Checkpoint the shard now (the pool calls this for a shard gone quiet)."""
+        if self.shard.dirty and not self._in_tx:
+            self.shard.checkpoint()
 
     def _checkpoint(self) -> None:
-        # Measured on kuzu 0.11.3: every update keeps buffer-pool pages until a checkpoint, and
-        # the automatic one (WAL size) comes too late for a small pool: ~460 updates of one
-        # node filled a 16 MiB pool ("buffer pool is full"). A checkpoint costs ~1.5 ms.
-        self._writes = 0
-        self._conn.execute("CHECKPOINT")
+        self.shard.checkpoint()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         if self._in_tx:  # nested (a message with its facts, a bulk batch): the outer commits
             yield
             return
-        self._in_tx = True
-        try:
-            yield from self._transaction()
-        finally:
-            self._in_tx = False
-        if self._writes >= CHECKPOINT_EVERY:
-            self._checkpoint()
+        with self.shard.lock:  # one writer per shard: other chats' writes wait
+            self._in_tx = self.shard.in_tx = True
+            try:
+                yield from self._transaction()
+            finally:
+                self._in_tx = self.shard.in_tx = False
+            if self.shard.writes >= 200:
+                self.shard.checkpoint()
 
     def _transaction(self) -> Iterator[None]:
         try:
-            self._exec("BEGIN TRANSACTION")
+            self.shard.execute("BEGIN TRANSACTION", {})
         except RuntimeError as exc:
-            # a failed BEGIN leaves the connection unusable (segfault on next use): replace it
-            assert self._db is not None
-            self._conn_ = kuzu.Connection(self._db)
+            self.shard.replace_connection()
             raise StoreError(f"cannot begin a write transaction: {exc}") from exc
         try:
             yield
         except BaseException:
             with contextlib.suppress(RuntimeError):  # Kùzu may have rolled back already
-                self._exec("ROLLBACK")
+                self.shard.execute("ROLLBACK", {})
             raise
-        self._exec("COMMIT")
+        self.shard.execute("COMMIT", {})
+        self.shard.wrote()
 
-    def _vectors(self, query: str) -> Iterator[tuple[list[Any], npt.NDArray[np.float32] | None]]:
+    def _vectors(
+        self, query: str, params: dict[str, Any] | None = None
+    ) -> Iterator[tuple[list[Any], npt.NDArray[np.float32] | None]]:
         """Rows whose last column is an embedding; mismatched dimensions yield None."""
-        for row in self._rows(query):
+        for row in self._rows(query, params):
             emb = row[-1]
             vec = (
                 np.asarray(emb, dtype=np.float32)

@@ -39,9 +39,10 @@ class FactWriter(ChatSchema):
                             new_entities[ent.id] = ent
                         if source in self.message_ids:
                             self._exec(
-                                "MATCH (m:Message {id: $m}), (e:Entity {id: $e}) "
-                                "MERGE (m)-[:MENTIONS]->(e)",
-                                {"m": source, "e": ent.id},
+                                "MATCH (m:Message {uid: $m}), (e:Entity {uid: $e}) "
+                                "WHERE m.chat = $chat AND e.chat = $chat "
+                                "MERGE (m)-[:MENTIONS {chat: $chat}]->(e)",
+                                {"m": self._u(source), "e": self._u(ent.id)},
                             )
                             changes.append(
                                 partial(ActiveGraph.mention, message_id=source, entity_id=ent.id)
@@ -67,9 +68,11 @@ class FactWriter(ChatSchema):
 
     def _create_entity(self, ent: PlannedEntity, now: datetime) -> None:
         self._exec(
-            "CREATE (:Entity {id: $id, kind: $kind, name: $name, key: $key, aliases: $aliases, "
-            "world: $world, ident: $ident, emb: $emb, created_at: $now})",
+            "CREATE (:Entity {uid: $u, chat: $chat, id: $id, kind: $kind, name: $name, "
+            "key: $key, aliases: $aliases, world: $world, ident: $ident, emb: $emb, "
+            "created_at: $now})",
             {
+                "u": self._u(ent.id),
                 "id": ent.id,
                 "kind": ent.kind,
                 "name": ent.name,
@@ -92,9 +95,10 @@ class FactWriter(ChatSchema):
         changes: list[Callable[[ActiveGraph], None]],
     ) -> tuple[FactView, list[str]]:
         current = self._rows(
-            "MATCH (a:Entity {id: $s})-[f:FACT]->(b:Entity) WHERE f.predicate = $p AND "
-            "f.status = 'active' RETURN b.id, f.id, f.confidence, f.sources, f.world",
-            {"s": fact.subject.id, "p": fact.predicate},
+            "MATCH (a:Entity {uid: $s})-[f:FACT]->(b:Entity) WHERE a.chat = $chat AND "
+            "f.chat = $chat AND f.predicate = $p AND f.status = 'active' "
+            "RETURN b.id, f.id, f.confidence, f.sources, f.world",
+            {"s": self._u(fact.subject.id), "p": fact.predicate},
         )
         closed: list[str] = []
         for obj_id, fact_id, conf, sources, fact_world in current:
@@ -105,8 +109,8 @@ class FactWriter(ChatSchema):
                 if source and source not in srcs:
                     srcs.append(source)
                 self._exec(
-                    "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c, "
-                    "f.confirmed_at = $now, f.sources = $src",
+                    "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id = $id "
+                    "SET f.confidence = $c, f.confirmed_at = $now, f.sources = $src",
                     {"id": fact_id, "c": merged, "now": _naive(now), "src": srcs},
                 )
                 self._fact_stat(fact_world or world, 0, merged - float(conf))
@@ -116,7 +120,8 @@ class FactWriter(ChatSchema):
                 return self._fact_view(fact, fact_id, merged, srcs, now, world), closed
             if fact.single_valued:
                 self._exec(
-                    "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.status = $st, f.valid_to = $now",
+                    "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id = $id "
+                    "SET f.status = $st, f.valid_to = $now",
                     {"id": fact_id, "st": FactStatus.SUPERSEDED.value, "now": _naive(now)},
                 )
                 closed.append(fact_id)
@@ -125,12 +130,13 @@ class FactWriter(ChatSchema):
         fact_id = new_id("f")
         sources = [source] if source else []
         self._exec(
-            "MATCH (a:Entity {id: $s}), (b:Entity {id: $o}) CREATE (a)-[:FACT {id: $id, "
-            "predicate: $p, confidence: $c, status: 'active', valid_from: $now, "
-            "confirmed_at: $now, sources: $src, world: $w}]->(b)",
+            "MATCH (a:Entity {uid: $s}), (b:Entity {uid: $o}) WHERE a.chat = $chat AND "
+            "b.chat = $chat CREATE (a)-[:FACT {chat: $chat, id: $id, predicate: $p, "
+            "confidence: $c, status: 'active', valid_from: $now, confirmed_at: $now, "
+            "sources: $src, world: $w}]->(b)",
             {
-                "s": fact.subject.id,
-                "o": fact.object.id,
+                "s": self._u(fact.subject.id),
+                "o": self._u(fact.object.id),
                 "id": fact_id,
                 "p": fact.predicate,
                 "c": fact.confidence,

@@ -45,8 +45,9 @@ class GraphReader(FactWriter):
         if self._graph is None:
             graph = ActiveGraph()
             for r in self._rows(
-                "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.status = 'active' RETURN f.id, "
-                "a.id, b.id, f.predicate, f.confidence, f.valid_from, f.sources, f.world"
+                "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.chat = $chat AND "
+                "f.status = 'active' RETURN f.id, a.id, b.id, f.predicate, f.confidence, "
+                "f.valid_from, f.sources, f.world"
             ):
                 graph.add(
                     ActiveFact(
@@ -61,7 +62,8 @@ class GraphReader(FactWriter):
                     )
                 )
             for m, e in self._rows(
-                "MATCH (m:Message)-[:MENTIONS]->(e:Entity) RETURN m.id, e.id ORDER BY m.seq"
+                "MATCH (m:Message)-[r:MENTIONS]->(e:Entity) WHERE r.chat = $chat "
+                "RETURN m.id, e.id ORDER BY m.seq"
             ):
                 graph.mention(m, e)
             self._graph = graph
@@ -97,12 +99,12 @@ class GraphReader(FactWriter):
     def facts(
         self, entity_ids: Sequence[str] | None, *, history: bool, limit: int
     ) -> list[FactView]:
-        where = [] if history else ["f.status = 'active'"]
+        where = ["f.chat = $chat"] if history else ["f.chat = $chat", "f.status = 'active'"]
         params: dict[str, Any] = {"n": limit}
         if entity_ids is not None:
-            where.append("(a.id IN $ids OR b.id IN $ids)")
-            params["ids"] = list(entity_ids)
-        clause = f"WHERE {' AND '.join(where)}" if where else ""
+            where.append("(a.uid IN $ids OR b.uid IN $ids)")
+            params["ids"] = self._us(entity_ids)
+        clause = f"WHERE {' AND '.join(where)}"
         rows = self._rows(
             f"MATCH (a:Entity)-[f:FACT]->(b:Entity) {clause} RETURN {_FACT_COLUMNS} "
             "ORDER BY f.valid_from DESC LIMIT $n",
@@ -111,12 +113,15 @@ class GraphReader(FactWriter):
         return [self._row_to_edge(r).fact for r in rows]
 
     def fact_count(self, *, active_only: bool = True) -> int:
-        clause = "WHERE f.status = 'active'" if active_only else ""
-        return int(self._rows(f"MATCH ()-[f:FACT]->() {clause} RETURN count(*)")[0][0])
+        clause = "AND f.status = 'active'" if active_only else ""
+        return int(
+            self._rows(f"MATCH ()-[f:FACT]->() WHERE f.chat = $chat {clause} RETURN count(*)")[0][0]
+        )
 
     def set_fact_status(self, fact_ids: Sequence[str], status: str, now: datetime) -> None:
         self._exec(
-            "MATCH ()-[f:FACT]->() WHERE f.id IN $ids SET f.status = $st, f.valid_to = $now",
+            "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id IN $ids "
+            "SET f.status = $st, f.valid_to = $now",
             {"ids": list(fact_ids), "st": status, "now": _naive(now)},
         )
         self.refresh_world_stats()
@@ -124,13 +129,14 @@ class GraphReader(FactWriter):
     def set_fact_confidence(self, updates: Sequence[tuple[str, float]]) -> None:
         for fact_id, conf in updates:
             self._exec(
-                "MATCH ()-[f:FACT]->() WHERE f.id = $id SET f.confidence = $c",
+                "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id = $id SET f.confidence = $c",
                 {"id": fact_id, "c": conf},
             )
 
     def active_facts_for_decay(self) -> list[tuple[str, float, datetime]]:
         rows = self._rows(
-            "MATCH ()-[f:FACT]->() WHERE f.status = 'active' RETURN f.id, f.confidence, f.confirmed_at"
+            "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.status = 'active' "
+            "RETURN f.id, f.confidence, f.confirmed_at"
         )
         return [(r[0], float(r[1]), _utc(r[2]) or datetime.now(UTC)) for r in rows]
 
@@ -139,10 +145,14 @@ class GraphReader(FactWriter):
         ids = list(entity_ids)
         with self.transaction():
             n = self._rows(
-                "MATCH (a:Entity)-[f:FACT]-(b:Entity) WHERE a.id IN $ids RETURN count(DISTINCT f.id)",
-                {"ids": ids},
+                "MATCH (a:Entity)-[f:FACT]-(b:Entity) WHERE a.chat = $chat AND f.chat = $chat "
+                "AND a.uid IN $ids RETURN count(DISTINCT f.id)",
+                {"ids": self._us(ids)},
             )[0][0]
-            self._exec("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": ids})
+            self._exec(
+                "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids DETACH DELETE e",
+                {"ids": self._us(ids)},
+            )
         gone = set(ids)
         for eid in ids:
             ent = self.entities.pop(eid, None)

@@ -33,30 +33,35 @@ class HistoryWriter(WorldMerger):
         standing without it. Returns the ids of the facts closed. Call it in a transaction
         with the new text's facts, so a crash leaves the old version or the new one."""
         self._exec(
-            "MATCH (m:Message {id: $id}) SET m.text = $t, m.emb = $e",
-            {"id": message_id, "t": text, "e": embedding.tolist()},
+            "MATCH (m:Message {uid: $u}) WHERE m.chat = $chat SET m.text = $t, m.emb = $e",
+            {"u": self._u(message_id), "t": text, "e": embedding.tolist()},
         )
         rows = self._rows(
-            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.status = 'active' AND "
-            "list_contains(f.sources, $m) RETURN a.id, b.id, f.id, f.sources",
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.chat = $chat AND "
+            "f.status = 'active' AND list_contains(f.sources, $m) "
+            "RETURN a.id, b.id, f.id, f.sources",
             {"m": message_id},
         )
         closed: list[str] = []
         for a, b, fact_id, sources in rows:
             rest = [s for s in sources if s != message_id]
-            params: dict[str, Any] = {"a": a, "b": b, "id": fact_id}
+            params: dict[str, Any] = {"a": self._u(a), "b": self._u(b), "id": fact_id}
             if rest:
                 self._exec(
-                    _FACT_BETWEEN + " WHERE f.id = $id SET f.sources = $src",
+                    _FACT_BETWEEN + " AND f.id = $id SET f.sources = $src",
                     {**params, "src": rest},
                 )
                 continue
             self._exec(
-                _FACT_BETWEEN + " WHERE f.id = $id SET f.status = $st, f.valid_to = $now",
+                _FACT_BETWEEN + " AND f.id = $id SET f.status = $st, f.valid_to = $now",
                 {**params, "st": FactStatus.SUPERSEDED.value, "now": _naive(now)},
             )
             closed.append(fact_id)
-        self._exec("MATCH (m:Message {id: $id})-[r:MENTIONS]->() DELETE r", {"id": message_id})
+        self._exec(
+            "MATCH (m:Message {uid: $u})-[r:MENTIONS]->() WHERE m.chat = $chat AND "
+            "r.chat = $chat DELETE r",
+            {"u": self._u(message_id)},
+        )
         self.message_vectors.remove({message_id})
         self.message_vectors.add(message_id, embedding)
         return closed
@@ -77,18 +82,24 @@ class HistoryWriter(WorldMerger):
             self._ensure_entity(subject, now)
             self._ensure_entity(obj, now)
             seen = self._rows(
-                _FACT_BETWEEN + " WHERE f.predicate = $p AND f.valid_from = $vf RETURN f.id",
-                {"a": subject.id, "b": obj.id, "p": fact.predicate, "vf": _naive(fact.valid_from)},
+                _FACT_BETWEEN + " AND f.predicate = $p AND f.valid_from = $vf RETURN f.id",
+                {
+                    "a": self._u(subject.id),
+                    "b": self._u(obj.id),
+                    "p": fact.predicate,
+                    "vf": _naive(fact.valid_from),
+                },
             )
             if seen:
                 return False
             self._exec(
-                "MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) CREATE (a)-[:FACT {id: $id, "
-                "predicate: $p, confidence: $c, status: $st, valid_from: $vf, valid_to: $vt, "
+                "MATCH (a:Entity {uid: $a}), (b:Entity {uid: $b}) WHERE a.chat = $chat AND "
+                "b.chat = $chat CREATE (a)-[:FACT {chat: $chat, id: $id, predicate: $p, "
+                "confidence: $c, status: $st, valid_from: $vf, valid_to: $vt, "
                 "confirmed_at: $vf, sources: $src, world: $w}]->(b)",
                 {
-                    "a": subject.id,
-                    "b": obj.id,
+                    "a": self._u(subject.id),
+                    "b": self._u(obj.id),
                     "id": fact_id,
                     "p": fact.predicate,
                     "c": fact.confidence,
@@ -102,9 +113,9 @@ class HistoryWriter(WorldMerger):
             for source in sources:
                 for end in (subject.id, obj.id):
                     self._exec(
-                        "MATCH (m:Message {id: $m}), (e:Entity {id: $e}) "
-                        "MERGE (m)-[:MENTIONS]->(e)",
-                        {"m": source, "e": end},
+                        "MATCH (m:Message {uid: $m}), (e:Entity {uid: $e}) WHERE "
+                        "m.chat = $chat AND e.chat = $chat MERGE (m)-[:MENTIONS {chat: $chat}]->(e)",
+                        {"m": self._u(source), "e": self._u(end)},
                     )
         self.refresh_world_stats()
         return True

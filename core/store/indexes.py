@@ -53,7 +53,8 @@ class ChatIndexes(KuzuConnection):
         if ent.ident or ident in self.by_ident:
             return
         self._exec(
-            "MATCH (e:Entity {id: $id}) SET e.ident = $ident", {"id": ent.id, "ident": ident}
+            "MATCH (e:Entity {uid: $u}) WHERE e.chat = $chat SET e.ident = $ident",
+            {"u": self._u(ent.id), "ident": ident},
         )
         ent.ident = ident
         self.by_ident[ident] = ent.id
@@ -73,14 +74,16 @@ class ChatIndexes(KuzuConnection):
 
     def _load(self) -> None:
         for row, vec in self._vectors(
-            "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
+            "MATCH (e:Entity) WHERE e.chat = $chat "
+            "RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
         ):
             ent = EntityRow(
                 row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or [])
             )
             self._index_entity(ent, vec)
         for row, vec in self._vectors(
-            "MATCH (m:Message) RETURN m.id, m.seq, m.author, m.text, m.ts, m.emb ORDER BY m.seq"
+            "MATCH (m:Message) WHERE m.chat = $chat "
+            "RETURN m.id, m.seq, m.author, m.text, m.ts, m.emb ORDER BY m.seq"
         ):
             self.message_ids.add(row[0])
             self.message_seq = max(self.message_seq, int(row[1]))
@@ -88,18 +91,22 @@ class ChatIndexes(KuzuConnection):
                 self.message_vectors.add(row[0], vec)
             self.recall.add(row[0], row[2] or "", row[3] or "", _utc(row[4]) or datetime.now(UTC))
         for row, vec in self._vectors(
-            "MATCH (w:Record {kind: 'world'}) RETURN w.key, w.topic, w.access_count, "
+            "MATCH (w:Record) WHERE w.chat = $chat AND w.kind = 'world' "
+            "RETURN w.key, w.topic, w.access_count, "
             "w.created_at, w.last_active, w.merged_into, w.centroid"
         ):
             self.worlds[row[0]] = self._world_row(row, vec)
         for w in self.worlds.values():
             self._sync_world_vector(w)
         self.refresh_world_stats()
-        last = self._rows("MATCH (m:Message) RETURN m.world, m.ts ORDER BY m.seq DESC LIMIT 1")
+        last = self._rows(
+            "MATCH (m:Message) WHERE m.chat = $chat RETURN m.world, m.ts ORDER BY m.seq DESC LIMIT 1"
+        )
         if last:
             self.last_world, self.last_message_ts = last[0][0] or "", _utc(last[0][1])
         rows = self._rows(
-            "MATCH (t:Record {kind: 'trace'}) RETURN t.key ORDER BY t.created_at DESC LIMIT 1"
+            "MATCH (t:Record) WHERE t.chat = $chat AND t.kind = 'trace' "
+            "RETURN t.key ORDER BY t.created_at DESC LIMIT 1"
         )
         self.last_trace_id = rows[0][0] if rows else None
 
@@ -129,11 +136,16 @@ class ChatIndexes(KuzuConnection):
         """Recount each world's active facts, their confidence and messages (one query each;
         at open and after bulk changes, never per message)."""
         rows = self._rows(
-            "MATCH ()-[f:FACT]->() WHERE f.status = 'active' "
+            "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.status = 'active' "
             "RETURN f.world, count(*), sum(f.confidence)"
         )
         stats = {wid: (int(n), float(total or 0.0)) for wid, n, total in rows}
-        msgs = {wid: int(n) for wid, n in self._rows("MATCH (m:Message) RETURN m.world, count(*)")}
+        msgs = {
+            wid: int(n)
+            for wid, n in self._rows(
+                "MATCH (m:Message) WHERE m.chat = $chat RETURN m.world, count(*)"
+            )
+        }
         for w in self.worlds.values():
             w.facts, w.conf_sum = stats.get(w.id, (0, 0.0))
             w.messages = msgs.get(w.id, 0)

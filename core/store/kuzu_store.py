@@ -1,23 +1,22 @@
-"""Kùzu adapter: one embedded database per chat. The only module that imports kuzu.
+"""Kùzu adapter: a chat's view of the shard database that holds it. The only package that
+imports kuzu.
 
-Why one database per chat: isolation by construction. A query running against chat B's
-database cannot reach chat A's rows whatever its text, forgetting a chat is deleting one
-directory (no deleted-but-not-vacuumed rows left in a shared file), and chats shard over
-processes by moving directories. The cost is memory per open chat, measured on kuzu 0.11.3:
-~20 MB for an empty database (mostly ~5 MB per node table, hence only three: Message, Entity,
-Record), ~45 MB for a chat in use, ~20 MB more until a checkpoint after writes. The pool's
-LRU bounds the open set and checkpoints quiet chats (core/store/pool.py).
+Chats share a few shard databases (core/store/shard.py: why, and the measured costs of the one
+database per chat that came before); a ChatStore is one chat's view on its shard: its tag, the
+statements scoped to it, and its in-memory indexes. Isolation is kept by every statement, not
+by the file: every node and edge carries the chat's tag, every MATCH filters on `$chat`, every
+primary key looked up is chat-scoped (tests/core/test_shards.py tries to cross it).
 
 The store is built in layers, one job each, every layer a base class of the next:
-connection.py (the handle, statements, transactions) -> indexes.py (in-memory indexes) ->
-world_records.py -> schema.py (schema, model metadata, migration) -> facts.py (writes) ->
+connection.py (statements, transactions) -> indexes.py (in-memory indexes) ->
+world_records.py -> schema.py (model metadata) -> facts.py (writes) ->
 graph.py (reads through the ActiveGraph, active_graph.py) -> messages.py -> merge.py (the world
 merge policy) -> history.py (edits, restored facts) -> regroup.py (moving messages between
 worlds) -> ChatStore here (the review queue, traces, export, bulk import).
 
-A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock), which
-also serialises writes (Kùzu 0.11 fails a second concurrent write transaction at once).
-All queries are parameterised.
+A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock) and
+runs it under its shard's lock, which also serialises the shard's writes (Kùzu 0.11 fails a
+second concurrent write transaction at once). All queries are parameterised.
 """
 
 from __future__ import annotations
@@ -47,28 +46,36 @@ from core.rows import (
 )
 from core.store.connection import _naive, _utc, pool_size
 from core.store.regroup import WorldMover
+from core.store.shard import ShardDb, chat_tag
 
 log = logging.getLogger(__name__)
 
 
 class ChatStore(WorldMover):
-    """One chat's database plus its in-memory indexes (entities, messages, worlds)."""
+    """One chat's view of its shard plus its in-memory indexes (entities, messages, worlds).
 
-    def __init__(self, path: Path, *, dim: int, model_name: str, buffer_pool_mb: int = 256) -> None:
-        path.mkdir(parents=True, exist_ok=True)
+    Without a shard (tests, benchmarks of one chat) it opens a shard of its own at `path`."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        dim: int,
+        model_name: str,
+        buffer_pool_mb: int = 256,
+        shard: ShardDb | None = None,
+        chat: str = "",
+    ) -> None:
         self.path = path
         self.dim = dim
-        self._pool_bytes = pool_size(buffer_pool_mb)
-        self._db = None
-        self._conn_ = None
-        self.attach()
-        self._writes = 0
+        self.chat = chat
+        self.tag = chat_tag(chat)
+        self._own_shard = shard is None
+        self.shard = shard or ShardDb(path, buffer_pool_bytes=pool_size(buffer_pool_mb))
         self._in_tx = False
         self._graph = None  # loaded on first read (see ActiveGraph)
         self._graph_sync = False  # True while write_facts keeps the graph in step itself
-        self.rebuild = False  # the pool set aside this chat's unreadable files (issue 12)
-        self._create_schema()
-        self._migrate_v1()
+        self.rebuild = False  # the pool set aside this chat's unreadable shard (issue 12)
         self.entities = {}
         self.by_key = {}  # (world, key) -> entity id
         self.by_ident = {}  # stable identifier -> entity id
@@ -96,10 +103,10 @@ class ChatStore(WorldMover):
     ) -> PendingFact:
         pid = new_id("p")
         self._exec(  # the reason rides in the Record's spare text column (topic)
-            "CREATE (:Record {id: $rid, kind: 'pending', key: $id, body: $t, sources: $s, "
-            "created_at: $now, topic: $reason})",
+            "CREATE (:Record {uid: $rid, chat: $chat, kind: 'pending', key: $id, body: $t, "
+            "sources: $s, created_at: $now, topic: $reason})",
             {
-                "rid": f"pending:{pid}",
+                "rid": self._u(f"pending:{pid}"),
                 "id": pid,
                 "t": triple.model_dump_json(),
                 "s": sources,
@@ -112,7 +119,7 @@ class ChatStore(WorldMover):
     def pending(self, pending_id: str | None = None) -> list[PendingFact]:
         clause = "AND p.key = $id" if pending_id else ""
         rows = self._rows(
-            f"MATCH (p:Record) WHERE p.kind = 'pending' {clause} "
+            f"MATCH (p:Record) WHERE p.chat = $chat AND p.kind = 'pending' {clause} "
             "RETURN p.key, p.body, p.sources, p.created_at, p.topic ORDER BY p.created_at",
             {"id": pending_id} if pending_id else {},
         )
@@ -128,17 +135,24 @@ class ChatStore(WorldMover):
         ]
 
     def drop_pending(self, pending_id: str) -> None:
-        self._exec("MATCH (p:Record {id: $rid}) DELETE p", {"rid": f"pending:{pending_id}"})
+        self._exec(
+            "MATCH (p:Record {uid: $rid}) WHERE p.chat = $chat DELETE p",
+            {"rid": self._u(f"pending:{pending_id}")},
+        )
 
     def add_trace(self, trace_id: str, body: str, now: datetime) -> None:
         self._exec(
-            "CREATE (:Record {id: $rid, kind: 'trace', key: $id, created_at: $now, body: $b})",
-            {"rid": f"trace:{trace_id}", "id": trace_id, "now": _naive(now), "b": body},
+            "CREATE (:Record {uid: $rid, chat: $chat, kind: 'trace', key: $id, "
+            "created_at: $now, body: $b})",
+            {"rid": self._u(f"trace:{trace_id}"), "id": trace_id, "now": _naive(now), "b": body},
         )
         self.last_trace_id = trace_id
 
     def trace(self, trace_id: str) -> str | None:
-        rows = self._rows("MATCH (t:Record {id: $rid}) RETURN t.body", {"rid": f"trace:{trace_id}"})
+        rows = self._rows(
+            "MATCH (t:Record {uid: $rid}) WHERE t.chat = $chat RETURN t.body",
+            {"rid": self._u(f"trace:{trace_id}")},
+        )
         return rows[0][0] if rows else None
 
     def export(self) -> dict[str, Any]:
@@ -166,7 +180,12 @@ class ChatStore(WorldMover):
                     "world": m.world,
                 }
                 for m in self.messages(
-                    [r[0] for r in self._rows("MATCH (m:Message) RETURN m.id ORDER BY m.seq")]
+                    [
+                        r[0]
+                        for r in self._rows(
+                            "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id ORDER BY m.seq"
+                        )
+                    ]
                 )
             ],
             "worlds": [
@@ -200,6 +219,8 @@ class ChatStore(WorldMover):
             n = len(entities)
             table = pa.table(
                 {
+                    "uid": self._us(e[0] for e in entities),
+                    "chat": [self.tag] * n,
                     "id": [e[0] for e in entities],
                     "kind": [e[1] for e in entities],
                     "name": [e[2] for e in entities],
@@ -218,8 +239,9 @@ class ChatStore(WorldMover):
             m = len(facts)
             table = pa.table(
                 {
-                    "from": [f[0] for f in facts],
-                    "to": [f[2] for f in facts],
+                    "from": self._us(f[0] for f in facts),
+                    "to": self._us(f[2] for f in facts),
+                    "chat": [self.tag] * m,
                     "id": [new_id("f") for _ in range(m)],
                     "predicate": [f[1] for f in facts],
                     "confidence": [f[3] for f in facts],
@@ -234,6 +256,11 @@ class ChatStore(WorldMover):
             self._exec("COPY FACT FROM $t", {"t": table})
         self._checkpoint()
         self.refresh_world_stats()
+
+    def close(self) -> None:
+        """Close the shard if this view opened it (a pool's shards are closed by the pool)."""
+        if self._own_shard:
+            self.shard.close()
 
 
 __all__ = [

@@ -18,7 +18,11 @@ from core.store.messages import MessageLog
 # A fact matched through its end points. After a merge's copies and deletions in the same
 # transaction, a scan of every FACT edge by id (MATCH ()-[f:FACT]->() WHERE f.id = ...) trips an
 # assertion in kuzu 0.11.3 (csr_node_group.cpp, KU_UNREACHABLE) and fails the merge.
-_FACT_BETWEEN = "MATCH (a:Entity {id: $a})-[f:FACT]->(b:Entity {id: $b})"
+# $a and $b are chat-scoped keys (_u); the chat filter stays on every match.
+_FACT_BETWEEN = (
+    "MATCH (a:Entity {uid: $a})-[f:FACT]->(b:Entity {uid: $b}) WHERE a.chat = $chat AND "
+    "f.chat = $chat"
+)
 
 
 class WorldMerger(MessageLog):
@@ -40,48 +44,58 @@ class WorldMerger(MessageLog):
         }
         moved = [e for e in self.entities.values() if e.world == src and e.id not in unify]
         props = (
-            "id, predicate, confidence, status, valid_from, valid_to, confirmed_at, sources, world"
+            "chat, id, predicate, confidence, status, valid_from, valid_to, confirmed_at, "
+            "sources, world"
         )
         copy = ", ".join(f"{p.strip()}: f.{p.strip()}" for p in props.split(","))
         with self.transaction():
             self._exec(
-                "MATCH (m:Message) WHERE m.world = $s SET m.world = $d", {"s": src, "d": dst}
+                "MATCH (m:Message) WHERE m.chat = $chat AND m.world = $s SET m.world = $d",
+                {"s": src, "d": dst},
             )
             self._exec(
-                "MATCH ()-[f:FACT]->() WHERE f.world = $s SET f.world = $d", {"s": src, "d": dst}
+                "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.world = $s SET f.world = $d",
+                {"s": src, "d": dst},
             )
             for old, new in unify.items():
                 for pattern, create in (
-                    ("(x:Entity {id: $old})-[f:FACT]->(y:Entity)", "(n)-[:FACT {%s}]->(y)"),
-                    ("(y:Entity)-[f:FACT]->(x:Entity {id: $old})", "(y)-[:FACT {%s}]->(n)"),
+                    ("(x:Entity {uid: $old})-[f:FACT]->(y:Entity)", "(n)-[:FACT {%s}]->(y)"),
+                    ("(y:Entity)-[f:FACT]->(x:Entity {uid: $old})", "(y)-[:FACT {%s}]->(n)"),
                 ):
                     self._exec(
-                        f"MATCH {pattern}, (n:Entity {{id: $new}}) WHERE y.id <> $old "
+                        f"MATCH {pattern}, (n:Entity {{uid: $new}}) WHERE x.chat = $chat AND "
+                        f"f.chat = $chat AND n.chat = $chat AND y.uid <> $old "
                         f"CREATE {create % copy}",
-                        {"old": old, "new": new},
+                        {"old": self._u(old), "new": self._u(new)},
                     )
                 self._exec(  # a fact from the entity to itself
-                    "MATCH (x:Entity {id: $old})-[f:FACT]->(x), (n:Entity {id: $new}) "
+                    "MATCH (x:Entity {uid: $old})-[f:FACT]->(x), (n:Entity {uid: $new}) "
+                    "WHERE x.chat = $chat AND f.chat = $chat AND n.chat = $chat "
                     f"CREATE (n)-[:FACT {{{copy}}}]->(n)",
-                    {"old": old, "new": new},
+                    {"old": self._u(old), "new": self._u(new)},
                 )
                 self._exec(
-                    "MATCH (m:Message)-[:MENTIONS]->(x:Entity {id: $old}), (n:Entity {id: $new}) "
-                    "MERGE (m)-[:MENTIONS]->(n)",
-                    {"old": old, "new": new},
+                    "MATCH (m:Message)-[:MENTIONS]->(x:Entity {uid: $old}), "
+                    "(n:Entity {uid: $new}) WHERE x.chat = $chat AND n.chat = $chat "
+                    "AND m.chat = $chat MERGE (m)-[:MENTIONS {chat: $chat}]->(n)",
+                    {"old": self._u(old), "new": self._u(new)},
                 )
                 keep = self.entities[new]
                 aliases = sorted({*keep.aliases, self.entities[old].key} - {keep.key})
                 self._exec(
-                    "MATCH (n:Entity {id: $new}) SET n.aliases = $a", {"new": new, "a": aliases}
+                    "MATCH (n:Entity {uid: $new}) WHERE n.chat = $chat SET n.aliases = $a",
+                    {"new": self._u(new), "a": aliases},
                 )
                 keep.aliases = aliases
-                self._exec("MATCH (x:Entity {id: $old}) DETACH DELETE x", {"old": old})
+                self._exec(
+                    "MATCH (x:Entity {uid: $old}) WHERE x.chat = $chat DETACH DELETE x",
+                    {"old": self._u(old)},
+                )
             folded, closed = self._consolidate(sorted(set(unify.values())), now)
             if moved:
                 self._exec(
-                    "MATCH (e:Entity) WHERE e.id IN $ids SET e.world = $d",
-                    {"ids": [e.id for e in moved], "d": dst},
+                    "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids SET e.world = $d",
+                    {"ids": self._us(e.id for e in moved), "d": dst},
                 )
             b.centroid = centroid.astype(np.float32)
             b.access_count += a.access_count
@@ -128,10 +142,11 @@ class WorldMerger(MessageLog):
         rows: dict[str, list[Any]] = {}
         for side in ("a", "b"):
             for row in self._rows(
-                f"MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE {side}.id IN $ids "
+                f"MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE {side}.chat = $chat AND "
+                f"f.chat = $chat AND {side}.uid IN $ids "
                 "AND f.status = 'active' RETURN f.id, a.id, f.predicate, b.id, f.confidence, "
                 "f.valid_from, f.confirmed_at, f.sources",
-                {"ids": entity_ids},
+                {"ids": self._us(entity_ids)},
             ):
                 rows[row[0]] = row
 
@@ -154,9 +169,12 @@ class WorldMerger(MessageLog):
                 sources.update(dict.fromkeys(row[7] or []))
                 miss *= 1.0 - float(row[4])
             confirmed = max(said(r) for r in group)
-            ends = {"a": keep[1], "b": keep[3]}  # every copy joins the same two entities
+            ends = {
+                "a": self._u(keep[1]),
+                "b": self._u(keep[3]),
+            }  # every copy joins the same two entities
             self._exec(
-                f"{_FACT_BETWEEN} WHERE f.id = $id SET f.confidence = $c, "
+                f"{_FACT_BETWEEN} AND f.id = $id SET f.confidence = $c, "
                 "f.confirmed_at = $at, f.sources = $src",
                 {
                     **ends,
@@ -168,7 +186,7 @@ class WorldMerger(MessageLog):
             )
             keep[6] = confirmed  # the folded fact was last said when its newest copy was
             self._exec(
-                f"{_FACT_BETWEEN} WHERE f.id IN $ids DELETE f",
+                f"{_FACT_BETWEEN} AND f.id IN $ids DELETE f",
                 {**ends, "ids": [r[0] for r in extra]},
             )
             folded += len(extra)
@@ -184,10 +202,10 @@ class WorldMerger(MessageLog):
             newest = said(group[-1])
             for r in group[:-1]:
                 self._exec(
-                    f"{_FACT_BETWEEN} WHERE f.id = $id SET f.status = $st, f.valid_to = $to",
+                    f"{_FACT_BETWEEN} AND f.id = $id SET f.status = $st, f.valid_to = $to",
                     {
-                        "a": r[1],
-                        "b": r[3],
+                        "a": self._u(r[1]),
+                        "b": self._u(r[3]),
                         "id": r[0],
                         "st": FactStatus.SUPERSEDED.value,
                         "to": _naive(newest),

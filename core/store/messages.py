@@ -35,9 +35,10 @@ class MessageLog(GraphReader):
     ) -> MessageRow:
         self.message_seq += 1
         self._exec(
-            "CREATE (:Message {id: $id, seq: $seq, author: $author, text: $text, ts: $ts, "
-            "world: $world, extraction: $x, emb: $emb})",
+            "CREATE (:Message {uid: $u, chat: $chat, id: $id, seq: $seq, author: $author, "
+            "text: $text, ts: $ts, world: $world, extraction: $x, emb: $emb})",
             {
+                "u": self._u(message_id),
                 "id": message_id,
                 "seq": self.message_seq,
                 "author": author,
@@ -58,16 +59,17 @@ class MessageLog(GraphReader):
 
     def set_extraction(self, message_id: str, status: str) -> None:
         self._exec(
-            "MATCH (m:Message {id: $id}) SET m.extraction = $x", {"id": message_id, "x": status}
+            "MATCH (m:Message {uid: $u}) WHERE m.chat = $chat SET m.extraction = $x",
+            {"u": self._u(message_id), "x": status},
         )
 
     def messages(self, ids: Sequence[str]) -> list[MessageRow]:
         if not ids:
             return []
         rows = self._rows(
-            "MATCH (m:Message) WHERE m.id IN $ids RETURN m.id, m.seq, m.author, m.text, m.ts, "
-            "m.world, m.extraction",
-            {"ids": list(ids)},
+            "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids RETURN m.id, m.seq, "
+            "m.author, m.text, m.ts, m.world, m.extraction",
+            {"ids": self._us(ids)},
         )
         found = {
             r[0]: MessageRow(r[0], r[1], r[2], r[3], _utc(r[4]) or datetime.now(UTC), r[5], r[6])
@@ -77,7 +79,8 @@ class MessageLog(GraphReader):
 
     def messages_with_extraction(self, status: str, limit: int = 100) -> list[MessageRow]:
         rows = self._rows(
-            "MATCH (m:Message) WHERE m.extraction = $x RETURN m.id ORDER BY m.seq LIMIT $n",
+            "MATCH (m:Message) WHERE m.chat = $chat AND m.extraction = $x "
+            "RETURN m.id ORDER BY m.seq LIMIT $n",
             {"x": status, "n": limit},
         )
         return self.messages([r[0] for r in rows])
@@ -88,7 +91,8 @@ class MessageLog(GraphReader):
     def recent_messages(self, limit: int = 5) -> list[MessageRow]:
         """The last `limit` messages, oldest first (hand-off cards show them)."""
         rows = self._rows(
-            "MATCH (m:Message) RETURN m.id ORDER BY m.seq DESC LIMIT $n", {"n": limit}
+            "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id ORDER BY m.seq DESC LIMIT $n",
+            {"n": limit},
         )
         return self.messages([r[0] for r in reversed(rows)])
 
@@ -107,9 +111,10 @@ class MessageLog(GraphReader):
         rows = self._rows(
             # undirected from the bound end: an index lookup, where "a.id IN $ids OR b.id IN
             # $ids" scanned every fact (5 ms at 10k facts, growing with the chat)
-            "MATCH (a:Entity)-[f:FACT]-(b:Entity) WHERE a.id IN $ids "
+            "MATCH (a:Entity)-[f:FACT]-(b:Entity) WHERE a.chat = $chat AND f.chat = $chat "
+            "AND a.uid IN $ids "
             "RETURN DISTINCT f.id, f.sources, f.valid_from ORDER BY f.valid_from DESC LIMIT $n",
-            {"ids": list(entity_ids), "n": limit},
+            {"ids": self._us(entity_ids), "n": limit},
         )
         out: dict[str, None] = {}
         for _, sources, _ in rows:
@@ -124,7 +129,9 @@ class MessageLog(GraphReader):
         """Vectors of two models never mix: re-embed every entity and message, then record
         the new model. Runs once, when a chat written with another model is opened."""
         entities = [(e.id, e.name) for e in self.entities.values()]
-        rows = self._rows("MATCH (m:Message) RETURN m.id, m.author, m.text, m.world")
+        rows = self._rows(
+            "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.author, m.text, m.world"
+        )
         self.entity_vectors = VectorMatrix(self.dim)
         self.message_vectors = VectorMatrix(self.dim)
         with self.transaction():
@@ -137,8 +144,8 @@ class MessageLog(GraphReader):
                     vecs = embed([text for _, text in chunk])
                     for (item_id, _), vec in zip(chunk, vecs, strict=True):
                         self._exec(
-                            f"MATCH (x:{table} {{id: $id}}) SET x.emb = $e",
-                            {"id": item_id, "e": vec.tolist()},
+                            f"MATCH (x:{table} {{uid: $u}}) WHERE x.chat = $chat SET x.emb = $e",
+                            {"u": self._u(item_id), "e": vec.tolist()},
                         )
                         matrix.add(item_id, vec)
             # centroids are recomputed from their messages (text only, as routing embeds them)

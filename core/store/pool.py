@@ -1,31 +1,24 @@
-"""Per-chat stores: one lock per chat, two LRUs, chat keys mapped to directories.
+"""Every chat's store: chats hashed onto a few shard databases, one lock per chat and one per
+shard, an LRU of chats' in-memory indexes.
 
-Every operation on a chat runs in a worker thread while holding that chat's lock, so a chat's
-reads and writes never race (Kùzu allows one writer) while different chats run in parallel.
+A chat lives in shard int(sha256(chat)) % N (core/store/shard.py: why shards, and the measured
+costs of one database per chat). Shards open on first use and stay open: an open chat costs only
+its indexes. Every operation on a chat runs in a worker thread while holding the chat's lock and
+then its shard's lock (always in that order), so a chat's operations never race and a shard has
+one writer (Kùzu 0.11 fails a second concurrent write transaction at once); chats of different
+shards run in parallel. The shard lock is an asyncio lock taken before the worker thread starts,
+first come first served, so chats waiting for a busy shard hold no thread.
 
-Two bounds, because a chat has two parts with different costs (measured, kuzu 0.11.3): its
-database handle costs ~20-45 MB and re-opens in ~7 ms whatever the chat's size; its in-memory
-indexes (vectors, words, entity maps) are small for most chats and take seconds to rebuild for
-big ones. `max_open` bounds the handles (the least recently used is detached: checkpointed and
-closed, indexes kept); `max_cached` bounds the chats kept in memory at all.
-
-The handle bound is soft for chats in use: a chat used within the last `idle_checkpoint_s`
-keeps its handle, up to `max_open_burst` handles, and is detached once it goes quiet. Measured
-in-process with 20 chats busy at once and max_open 4, a strict bound re-opened a handle (and
-checkpointed another) on nearly every message: 12 ops/s against 69 with all open. But
-`max_open_burst` is a hard bound, enforced before a handle opens (see _make_room), and small by
-default (4): through Telegram with 50 busy chats, every open handle is ~45 MB of RSS, and 32 of
-them took the bot with its model from ~450 MB to ~1.6-1.9 GB (README, "Many chats at once").
+`max_cached` bounds the chats whose indexes stay in memory (small for most chats, seconds to
+rebuild for big ones). `max_open` and `max_open_burst` bounded per-chat database handles and are
+accepted for compatibility only: handles are now the N shards.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
-import json
 import logging
-import shutil
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -34,7 +27,18 @@ from typing import TypeVar
 
 from core.errors import InvalidInput, StoreError
 from core.ports import GraphStore, GraphStores, Vector
+from core.store.connection import pool_size
 from core.store.kuzu_store import ChatStore
+from core.store.shard import (
+    DEFAULT_SHARDS,
+    NOT_BROKEN,
+    ShardDb,
+    chat_tag,
+    read_json,
+    shard_of,
+    write_json,
+)
+from core.store.transfer import delete_chat, migrate_legacy
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -43,17 +47,12 @@ MAX_CHAT_KEY = 200
 
 
 def chat_dirname(chat: str) -> str:
-    # a hash, not the key itself: keys come from users' platforms and must not become paths
+    """A chat's directory in the layout of older versions (one database per chat)."""
     return hashlib.sha256(chat.encode()).hexdigest()[:24]
 
 
-# Kùzu errors at open that say nothing about the files: another process holds the database,
-# or memory ran short. Such a chat is reported, never set aside.
-_NOT_BROKEN = ("Could not set lock", "Buffer manager exception")
-
-
 def set_aside(path: Path) -> Path:
-    """Move a chat's unreadable files aside (never deleted: someone may want them back)."""
+    """Move unreadable files aside (never deleted: someone may want them back)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     aside = path.with_name(f"{path.name}.broken-{stamp}")
     n = 1
@@ -64,6 +63,25 @@ def set_aside(path: Path) -> Path:
     return aside
 
 
+def shard_dirname(index: int) -> str:
+    return f"shard-{index:03d}"
+
+
+def check_layout(root: Path, shards: int) -> None:
+    """Record the number of shards in a new data directory; refuse another number (a chat's
+    shard is its hash modulo N: with another N every chat would look empty)."""
+    root.mkdir(parents=True, exist_ok=True)
+    layout = read_json(root / "layout.json", None)
+    if layout is None:
+        write_json(root / "layout.json", {"shards": shards})
+    elif int(layout["shards"]) != shards:
+        raise StoreError(
+            f"the data directory holds {layout['shards']} shards, not {shards}: move the chats "
+            f"first (python -m bot reshard --shards {shards}) or set GRAPHMEM_SHARDS="
+            f"{layout['shards']}"
+        )
+
+
 class StorePool:
     def __init__(
         self,
@@ -71,33 +89,36 @@ class StorePool:
         *,
         dim: int,
         model_name: str,
+        shards: int = DEFAULT_SHARDS,
         max_open: int = 4,
         max_cached: int = 256,
         max_open_burst: int = 4,
         buffer_pool_mb: int = 256,
         idle_checkpoint_s: float = 2.0,
     ) -> None:
-        self.root = root / "chats"
-        self.root.mkdir(parents=True, exist_ok=True)
+        del max_open, max_open_burst  # per-chat handles are gone (see the module docstring)
+        self.data_dir = root
+        self.root = root / "shards"
+        self.shards = max(1, shards)
+        check_layout(self.root, self.shards)
         self.dim = dim
         self.model_name = model_name
-        self.max_open = max_open
-        self.max_cached = max(max_cached, max_open)
-        self.max_open_burst = max(max_open_burst, max_open)
-        self._used: dict[str, float] = {}  # chat -> loop time of its last operation
+        self.max_cached = max_cached
         self.buffer_pool_mb = buffer_pool_mb
         self.idle_checkpoint_s = idle_checkpoint_s
-        self._idle: dict[str, asyncio.TimerHandle] = {}
+        self._idle: dict[int, asyncio.TimerHandle] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._open: OrderedDict[str, ChatStore] = OrderedDict()  # cached chats, LRU
-        self._attached: OrderedDict[str, None] = OrderedDict()  # chats with an open handle, LRU
+        self._dbs: dict[int, ShardDb] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._freed = asyncio.Event()  # set (and replaced) when an operation ends
+        self._shard_locks: dict[int, asyncio.Lock] = {}
         self._single_valued: frozenset[str] = frozenset()
         self._embed: Callable[[list[str]], Vector] | None = None
         self._on_created: Callable[[str], None] | None = None
         self._can_rebuild: Callable[[str], bool] = lambda chat: False
         self._rebuild: Callable[[str, GraphStore], None] | None = None
+        # chats of older versions, one database each, move into their shards once
+        migrate_legacy(root / "chats", self.shard_path, self._shard_db_for_migration)
 
     def configure(
         self, *, single_valued: frozenset[str], embed: Callable[[list[str]], Vector]
@@ -107,59 +128,102 @@ class StorePool:
         self._single_valued = single_valued
         self._embed = embed
 
+    def recover_with(
+        self,
+        *,
+        on_created: Callable[[str], None],
+        can_rebuild: Callable[[str], bool],
+        rebuild: Callable[[str, GraphStore], None],
+    ) -> None:
+        """A shard whose database cannot be opened is set aside and its chats rebuilt, when
+        `can_rebuild(chat)` says the durable record holds every one of them, by
+        `rebuild(chat, fresh store)` as each chat is next used (in the worker thread, under
+        the chat's and the shard's locks); otherwise opening it is a StoreError."""
+        self._on_created = on_created
+        self._can_rebuild = can_rebuild
+        self._rebuild = rebuild
+
     def _lock(self, chat: str) -> asyncio.Lock:
         lock = self._locks.get(chat)
         if lock is None:
             lock = self._locks[chat] = asyncio.Lock()
         return lock
 
+    def _shard_lock(self, index: int) -> asyncio.Lock:
+        lock = self._shard_locks.get(index)
+        if lock is None:
+            lock = self._shard_locks[index] = asyncio.Lock()
+        return lock
+
+    def shard_index(self, chat: str) -> int:
+        return shard_of(chat, self.shards)
+
+    def shard_path(self, chat: str) -> Path:
+        return self.root / shard_dirname(self.shard_index(chat))
+
     def path(self, chat: str) -> Path:
-        return self.root / chat_dirname(chat)
+        """The directory of the shard that holds the chat (its Kùzu files, graph.kz*)."""
+        return self.shard_path(chat)
+
+    def legacy_path(self, chat: str) -> Path:
+        """Where an older version kept the chat's own database (moved in at start)."""
+        return self.data_dir / "chats" / chat_dirname(chat)
 
     def exists(self, chat: str) -> bool:
-        return (self.path(chat) / "chat.json").exists()
+        return chat in self.chats()
 
     def chats(self) -> list[str]:
-        out = []
-        for meta in sorted(self.root.glob("*/chat.json")):
-            if ".broken-" in meta.parent.name:  # set aside, see set_aside
-                continue
-            try:
-                out.append(str(json.loads(meta.read_text())["chat"]))
-            except (OSError, ValueError, KeyError):
-                log.warning("unreadable chat metadata at %s", meta)
-        return out
+        out: list[str] = []
+        for index in range(self.shards):
+            path = self.root / shard_dirname(index) / "chats.json"
+            out.extend(read_json(path, {"chats": []})["chats"])
+        return sorted(out)
 
-    def _open_store(self, chat: str) -> ChatStore:
-        store = self._open.get(chat)
-        if store is not None:
-            self._open.move_to_end(chat)
-            store.attach()
-            return store
-        path = self.path(chat)
+    def _shard_db_for_migration(self, path: Path) -> ShardDb:
+        return ShardDb(path, buffer_pool_bytes=pool_size(self.buffer_pool_mb))
+
+    # ------------------------------------------------------------------ opening
+    def _shard(self, index: int) -> ShardDb:
+        db = self._dbs.get(index)
+        if db is not None:
+            return db
+        path = self.root / shard_dirname(index)
         try:
-            store = self._new_store(path)
-        except RuntimeError as exc:  # Kùzu could not open (or replay the WAL of) the database
-            if any(cause in str(exc) for cause in _NOT_BROKEN):
+            db = ShardDb(path, buffer_pool_bytes=pool_size(self.buffer_pool_mb))
+        except RuntimeError as exc:  # Kùzu could not open (or replay the WAL of) the shard
+            if any(cause in str(exc) for cause in NOT_BROKEN):
                 raise StoreError(f"the chat's database is busy: {exc}") from exc
-            if self._rebuild is None or not self._can_rebuild(chat):
+            chats = read_json(path / "chats.json", {"chats": []})["chats"]
+            if self._rebuild is None or not all(self._can_rebuild(c) for c in chats):
                 raise StoreError(f"the chat's database cannot be opened: {exc}") from exc
             aside = set_aside(path)
             log.warning(
-                "chat database %s cannot be opened (%s): moved to %s, rebuilding it from the "
-                "inbound log",
+                "shard database %s cannot be opened (%s): moved to %s, rebuilding its %d chats "
+                "from the inbound log",
                 path.name,
                 str(exc).splitlines()[0][:200],
                 aside.name,
+                len(chats),
             )
-            store = self._new_store(path)
-            store.rebuild = True
-        meta = path / "chat.json"
-        if not meta.exists():
-            if self._on_created is not None:
-                self._on_created(chat)
-            meta.write_text(json.dumps({"chat": chat}))
-        self._open[chat] = store
+            path.mkdir()
+            write_json(path / "chats.json", {"chats": chats})
+            write_json(path / "rebuild.json", sorted(chats))
+            db = ShardDb(path, buffer_pool_bytes=pool_size(self.buffer_pool_mb))
+        self._dbs[index] = db
+        return db
+
+    def _open_store(self, chat: str) -> ChatStore:
+        """The chat's store (worker thread, chat's and shard's locks held)."""
+        store = self._open.get(chat)
+        if store is not None:
+            self._open.move_to_end(chat)
+            return store
+        shard = self._shard(self.shard_index(chat))
+        store = ChatStore(
+            shard.path, dim=self.dim, model_name=self.model_name, shard=shard, chat=chat
+        )
+        if shard.add_chat(chat) and self._on_created is not None:
+            self._on_created(chat)
         store.single_valued = self._single_valued
         if store.model_mismatch is not None and self._embed is not None:
             log.warning(
@@ -169,51 +233,38 @@ class StorePool:
                 self.model_name,
             )
             store.reembed(self._embed)
-        if store.rebuild and self._rebuild is not None:
+        if chat in shard.to_rebuild() and self._rebuild is not None:
+            store.rebuild = True
             self._rebuild(chat, store)
             store.rebuild = False
+            shard.rebuilt(chat)
+        self._open[chat] = store
         return store
 
-    def _new_store(self, path: Path) -> ChatStore:
-        return ChatStore(
-            path, dim=self.dim, model_name=self.model_name, buffer_pool_mb=self.buffer_pool_mb
-        )
+    # ------------------------------------------------------------------ operations
+    async def run(self, chat: str, fn: Callable[[ChatStore], T]) -> T:
+        """Run fn(store) in a worker thread while holding the chat's lock, then its shard's."""
+        if not chat or len(chat) > MAX_CHAT_KEY:
+            raise InvalidInput("bad chat key")
+        index = self.shard_index(chat)
 
-    def recover_with(
-        self,
-        *,
-        on_created: Callable[[str], None],
-        can_rebuild: Callable[[str], bool],
-        rebuild: Callable[[str, GraphStore], None],
-    ) -> None:
-        """A chat whose database cannot be opened is set aside and rebuilt, when
-        `can_rebuild(chat)` says its durable record holds it, by `rebuild(chat, fresh store)`
-        (in the worker thread, under the chat's lock); otherwise opening it is a StoreError."""
-        self._on_created = on_created
-        self._can_rebuild = can_rebuild
-        self._rebuild = rebuild
+        def call() -> T:
+            store = self._open_store(chat)
+            with store.shard.lock:
+                return fn(store)
+
+        async with self._lock(chat), self._shard_lock(index):
+            result = await asyncio.to_thread(call)
+            db = self._dbs.get(index)
+            if db is not None and db.dirty:
+                self._checkpoint_when_idle(index)
+        if len(self._open) > self.max_cached:
+            await self._evict()
+        return result
 
     async def _evict(self) -> None:
-        """Detach the least recently used handles beyond max_open, then drop the least
-        recently used chats beyond max_cached, each under its chat's lock, so a chat is never
-        used while its handle is closing. A chat in use is skipped (it is recent anyway)."""
-        now = asyncio.get_running_loop().time()
-        for chat in list(self._attached):
-            if len(self._attached) <= self.max_open:
-                break
-            busy = now - self._used.get(chat, 0.0) < self.idle_checkpoint_s
-            if busy and len(self._attached) <= self.max_open_burst:
-                break  # the least recent is in use, so all are: detached once quiet
-            lock = self._lock(chat)
-            if lock.locked():
-                continue
-            async with lock:
-                if chat in list(self._attached)[-self.max_open :]:
-                    continue  # used again while we waited
-                self._attached.pop(chat, None)
-                store = self._open.get(chat)
-                if store is not None:
-                    await asyncio.to_thread(store.detach)
+        """Forget the least recently used chats' indexes beyond max_cached (a chat in use is
+        skipped: it is recent anyway). Nothing to close: the shard stays open."""
         for chat in list(self._open):
             if len(self._open) <= self.max_cached:
                 break
@@ -221,127 +272,76 @@ class StorePool:
             if lock.locked():
                 continue
             async with lock:
-                await self._drop(chat)
-
-    async def _drop(self, chat: str) -> None:
-        """Forget a chat's store and close it; the caller holds the chat's lock."""
-        self._attached.pop(chat, None)
-        self._used.pop(chat, None)
-        store = self._open.pop(chat, None)
-        if store is not None:
-            await asyncio.to_thread(store.close)
-
-    async def run(self, chat: str, fn: Callable[[ChatStore], T]) -> T:
-        """Run fn(store) in a worker thread while holding the chat's lock."""
-        if not chat or len(chat) > MAX_CHAT_KEY:
-            raise InvalidInput("bad chat key")
-        try:
-            async with self._lock(chat):
-                if chat not in self._attached:
-                    await self._make_room()
-                # counted before the handle opens, so chats opening at once see each other
-                self._attached[chat] = None
-                self._attached.move_to_end(chat)
-                try:
-                    store = await asyncio.to_thread(self._open_store, chat)
-                except BaseException:
-                    self._attached.pop(chat, None)
-                    raise
-                result = await asyncio.to_thread(fn, store)
-                self._used[chat] = asyncio.get_running_loop().time()
-                if store.dirty or len(self._attached) > self.max_open:
-                    self._checkpoint_when_idle(chat)
-        finally:
-            self._room_freed()
-        if len(self._attached) > self.max_open or len(self._open) > self.max_cached:
-            await self._evict()
-        return result
-
-    async def _make_room(self) -> None:
-        """Wait until one more handle fits under max_open_burst, detaching the least recently
-        used handle of a chat not in use, or waiting for a chat to finish. The bound holds
-        when the handle opens, not after the operation: measured through Telegram with 50
-        busy chats, handles opened faster than the evictions after each operation closed
-        them (24 open, 1.3-1.9 GB RSS at ~45 MB each) whatever max_open_burst said."""
-        while len(self._attached) >= self.max_open_burst:
-            victim = next((c for c in self._attached if not self._lock(c).locked()), None)
-            if victim is None:  # every handle is in use: wait for one operation to end
-                freed = self._freed
-                # the timeout covers a lock released by a path that does not signal
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(freed.wait(), 0.1)
-                continue
-            async with self._lock(victim):
-                store = self._open.get(victim)
-                if store is not None:
-                    await asyncio.to_thread(store.detach)
-                # dropped from the count only once closed: the handle's memory is gone
-                self._attached.pop(victim, None)
-
-    def _room_freed(self) -> None:
-        self._freed.set()
-        self._freed = asyncio.Event()
+                self._open.pop(chat, None)
 
     @property
     def attached(self) -> int:
-        return len(self._attached)
+        """Open databases: the shards used so far."""
+        return len(self._dbs)
 
-    def _checkpoint_when_idle(self, chat: str) -> None:
-        """Checkpoint a chat once it has been quiet for idle_checkpoint_s. Kùzu holds a
-        chat's recent writes in memory until a checkpoint (~20 MB for a chat's first messages,
-        measured) and a checkpoint takes 35-85 ms (1k-100k facts), too slow for every message
-        but free for a chat nobody is talking to. Every operation restarts the timer."""
+    def _checkpoint_when_idle(self, index: int) -> None:
+        """Checkpoint a shard once it has been quiet for idle_checkpoint_s. Kùzu holds recent
+        writes in memory until a checkpoint (~20 MB for a chat's first messages, measured)
+        and a checkpoint takes 35-85 ms, too slow for every message but free for a shard
+        nobody is talking to. Every operation on the shard restarts the timer."""
         if self.idle_checkpoint_s <= 0:
             return
-        timer = self._idle.pop(chat, None)
+        timer = self._idle.pop(index, None)
         if timer is not None:
             timer.cancel()
         loop = asyncio.get_running_loop()
-        self._idle[chat] = loop.call_later(self.idle_checkpoint_s, self._idle_fired, chat)
+        self._idle[index] = loop.call_later(self.idle_checkpoint_s, self._idle_fired, index)
 
-    def _idle_fired(self, chat: str) -> None:
-        self._idle.pop(chat, None)
-        task = asyncio.get_running_loop().create_task(self._idle_checkpoint(chat))
+    def _idle_fired(self, index: int) -> None:
+        self._idle.pop(index, None)
+        task = asyncio.get_running_loop().create_task(self._idle_checkpoint(index))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _idle_checkpoint(self, chat: str) -> None:
-        """A chat went quiet: checkpoint it, then detach the handles a burst left open
-        beyond max_open."""
-        lock = self._lock(chat)
+    async def _idle_checkpoint(self, index: int) -> None:
+        lock = self._shard_lock(index)
         if lock.locked():  # busy again: its operation re-arms the timer
             return
         async with lock:
-            store = self._open.get(chat)
-            if store is not None and store.dirty:
+            db = self._dbs.get(index)
+            if db is not None and db.dirty:
                 try:
-                    await asyncio.to_thread(store.checkpoint)
+                    await asyncio.to_thread(db.checkpoint)
                 except Exception:  # the WAL still has the writes; the next checkpoint retries
-                    log.warning("idle checkpoint of a chat failed", exc_info=True)
-        if len(self._attached) > self.max_open:
-            await self._evict()
+                    log.warning("idle checkpoint of a shard failed", exc_info=True)
 
     async def release(self, chat: str) -> None:
-        """Detach a chat's database handle now (checkpoint, close; indexes kept). Kùzu 0.11
-        holds memory for a handle's writes until it is closed, checkpoint or not: a bulk import
-        grew by ~100 MB per 256 facts on one handle and stayed at ~400 MB when it released the
-        handle after each batch (measured); the next operation re-attaches in ~15 ms."""
-        async with self._lock(chat):
-            self._attached.pop(chat, None)
-            store = self._open.get(chat)
-            if store is not None:
-                await asyncio.to_thread(store.detach)
+        """Checkpoint the chat's shard now and replace its connection: Kùzu 0.11 holds memory
+        for a connection's statements until it is closed (a bulk import grew by ~100 MB per
+        256 facts on one handle, measured), so a bulk import calls this after each batch."""
+        index = self.shard_index(chat)
+        async with self._lock(chat), self._shard_lock(index):
+            db = self._dbs.get(index)
+            if db is not None:
+                await asyncio.to_thread(db.checkpoint)
 
     async def discard(self, chat: str) -> None:
         """Forget a chat's in-memory indexes (after a rolled-back bulk write left them ahead of
         the database); the next operation reloads them from disk."""
         async with self._lock(chat):
-            await self._drop(chat)
+            self._open.pop(chat, None)
 
     async def delete(self, chat: str) -> None:
-        async with self._lock(chat):
-            await self._drop(chat)
-            await asyncio.to_thread(shutil.rmtree, self.path(chat), True)
+        """Erase every node, edge, vector, message and record of the chat, then compact its
+        shard so the bytes are gone from the files too (core/store/shard.py's compact)."""
+        index = self.shard_index(chat)
+        async with self._lock(chat), self._shard_lock(index):
+            self._open.pop(chat, None)
+            if chat not in self.chats():
+                return
+
+            def erase() -> None:
+                shard = self._shard(index)
+                delete_chat(shard, chat_tag(chat))
+                shard.remove_chat(chat)
+                shard.compact()
+
+            await asyncio.to_thread(erase)
 
     async def close(self) -> None:
         for timer in self._idle.values():
@@ -349,9 +349,11 @@ class StorePool:
         self._idle.clear()
         for task in list(self._background):
             await task
-        for chat in list(self._open):
-            async with self._lock(chat):
-                await self._drop(chat)
+        for index in list(self._dbs):
+            async with self._shard_lock(index):
+                db = self._dbs.pop(index)
+                await asyncio.to_thread(db.close)
+        self._open.clear()
 
 
 def _implements_ports(pool: StorePool, store: ChatStore) -> tuple[GraphStores, GraphStore]:

@@ -19,13 +19,16 @@ from core.store.connection import _utc
 from core.store.history import HistoryWriter
 
 _PROPS = ("id", "predicate", "confidence", "status", "valid_from", "valid_to", "confirmed_at")
-_COPY = ", ".join(f"{p}: f.{p}" for p in _PROPS) + ", sources: f.sources, world: $dst"
+_COPY = ", ".join(f"{p}: f.{p}" for p in _PROPS) + ", chat: $chat, sources: f.sources, world: $dst"
 
 
 class WorldMover(HistoryWriter):
     def world_messages(self) -> list[tuple[str, str, datetime, str]]:
         """(id, world, ts, text) of every message, oldest first (what the job clusters)."""
-        rows = self._rows("MATCH (m:Message) RETURN m.id, m.world, m.ts, m.text ORDER BY m.seq")
+        rows = self._rows(
+            "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.world, m.ts, m.text "
+            "ORDER BY m.seq"
+        )
         return [(r[0], r[1] or "", _utc(r[2]) or datetime.min, r[3] or "") for r in rows]
 
     def move_messages(self, message_ids: Sequence[str], dst: str, now: datetime) -> dict[str, int]:
@@ -34,15 +37,16 @@ class WorldMover(HistoryWriter):
             return {"messages": 0, "facts": 0, "entities": 0}
         moving = set(ids)
         src = sorted(
-            {r[0] for r in self._rows(_MSG_WORLDS, {"ids": ids})} - {dst}
+            {r[0] for r in self._rows(_MSG_WORLDS, {"ids": self._us(ids)})} - {dst}
         )  # the worlds they leave
         facts = self._rows(
-            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.world IN $w "
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.chat = $chat AND f.world IN $w "
             "RETURN a.id, b.id, f.id, f.sources",
             {"w": src},
         )
         mentions = self._rows(
-            "MATCH (m:Message)-[:MENTIONS]->(e:Entity) WHERE e.world IN $w RETURN m.id, e.id",
+            "MATCH (m:Message)-[r:MENTIONS]->(e:Entity) WHERE r.chat = $chat AND e.chat = $chat "
+            "AND e.world IN $w RETURN m.id, e.id",
             {"w": src},
         )
         going = [(a, b, fid) for a, b, fid, sources in facts if sources and set(sources) <= moving]
@@ -80,42 +84,51 @@ class WorldMover(HistoryWriter):
                 self._create_entity(copy, now)
             if moved_entities:
                 self._exec(
-                    "MATCH (e:Entity) WHERE e.id IN $ids SET e.world = $dst",
-                    {"ids": moved_entities, "dst": dst},
+                    "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids SET e.world = $dst",
+                    {"ids": self._us(moved_entities), "dst": dst},
                 )
             for a, b, fid in going:
                 ta, tb = target.get(a, a), target.get(b, b)
-                p: dict[str, Any] = {"a": a, "b": b, "fid": fid, "dst": dst}
+                p: dict[str, Any] = {"a": self._u(a), "b": self._u(b), "fid": fid, "dst": dst}
                 between = (
-                    "MATCH (a:Entity {id: $a})-[f:FACT]->(b:Entity {id: $b}) WHERE f.id = $fid"
+                    "MATCH (a:Entity {uid: $a})-[f:FACT]->(b:Entity {uid: $b}) WHERE "
+                    "a.chat = $chat AND f.chat = $chat AND f.id = $fid"
                 )
                 if (ta, tb) == (a, b):
                     self._exec(f"{between} SET f.world = $dst", p)
                     continue
                 self._exec(
-                    f"MATCH (a:Entity {{id: $a}})-[f:FACT]->(b:Entity {{id: $b}}), "
-                    f"(x:Entity {{id: $ta}}), (y:Entity {{id: $tb}}) WHERE f.id = $fid "
+                    f"MATCH (a:Entity {{uid: $a}})-[f:FACT]->(b:Entity {{uid: $b}}), "
+                    f"(x:Entity {{uid: $ta}}), (y:Entity {{uid: $tb}}) WHERE a.chat = $chat "
+                    f"AND f.chat = $chat AND x.chat = $chat AND y.chat = $chat AND f.id = $fid "
                     f"CREATE (x)-[:FACT {{{_COPY}}}]->(y)",
-                    {**p, "ta": ta, "tb": tb},
+                    {**p, "ta": self._u(ta), "tb": self._u(tb)},
                 )
                 self._exec(f"{between} DELETE f", p)
             for m, e in mentions:
                 if m in moving and target.get(e, e) != e:
                     self._exec(
-                        "MATCH (m:Message {id: $m})-[r:MENTIONS]->(e:Entity {id: $e}), "
-                        "(t:Entity {id: $t}) MERGE (m)-[:MENTIONS]->(t) DELETE r",
-                        {"m": m, "e": e, "t": target[e]},
+                        "MATCH (m:Message {uid: $m})-[r:MENTIONS]->(e:Entity {uid: $e}), "
+                        "(t:Entity {uid: $t}) WHERE m.chat = $chat AND r.chat = $chat AND "
+                        "t.chat = $chat MERGE (m)-[:MENTIONS {chat: $chat}]->(t) DELETE r",
+                        {"m": self._u(m), "e": self._u(e), "t": self._u(target[e])},
                     )
             self._exec(
-                "MATCH (m:Message) WHERE m.id IN $ids SET m.world = $dst", {"ids": ids, "dst": dst}
+                "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids SET m.world = $dst",
+                {"ids": self._us(ids), "dst": dst},
             )
             orphans = [e for e, t in target.items() if t != e and e not in staying]
             if orphans:
-                self._exec("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": orphans})
+                self._exec(
+                    "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids DETACH DELETE e",
+                    {"ids": self._us(orphans)},
+                )
             unified = sorted({t for e, t in target.items() if t != e} - {c.id for c in copies})
             self._consolidate(unified, now)
         self._reindex_entities()
-        last = self._rows("MATCH (m:Message) RETURN m.world ORDER BY m.seq DESC LIMIT 1")
+        last = self._rows(
+            "MATCH (m:Message) WHERE m.chat = $chat RETURN m.world ORDER BY m.seq DESC LIMIT 1"
+        )
         if last:
             self.last_world = last[0][0] or ""
         self.refresh_world_stats()
@@ -134,7 +147,8 @@ class WorldMover(HistoryWriter):
         self.by_kind.clear()
         self.entity_vectors.remove(set(self.entity_vectors.ids))
         for row, vec in self._vectors(
-            "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
+            "MATCH (e:Entity) WHERE e.chat = $chat "
+            "RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
         ):
             ent = EntityRow(
                 row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or [])
@@ -142,4 +156,4 @@ class WorldMover(HistoryWriter):
             self._index_entity(ent, vec)
 
 
-_MSG_WORLDS = "MATCH (m:Message) WHERE m.id IN $ids RETURN DISTINCT m.world"
+_MSG_WORLDS = "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids RETURN DISTINCT m.world"

@@ -17,11 +17,12 @@ class WorldRecords(ChatIndexes):
 
     def _put_world(self, world: WorldRow) -> None:
         self._exec(
-            "MERGE (w:Record {id: $rid}) SET w.kind = 'world', w.key = $id, w.topic = $topic, "
+            "MERGE (w:Record {uid: $rid}) SET w.chat = $chat, w.kind = 'world', w.key = $id, "
+            "w.topic = $topic, "
             "w.centroid = $c, w.access_count = $n, w.created_at = $created, "
             "w.last_active = $active, w.merged_into = $merged",
             {
-                "rid": f"world:{world.id}",
+                "rid": self._u(f"world:{world.id}"),
                 "id": world.id,
                 "topic": world.topic,
                 "c": world.centroid.tolist(),
@@ -37,8 +38,8 @@ class WorldRecords(ChatIndexes):
         if w is not None:
             w.topic = topic
             self._exec(
-                "MATCH (w:Record {id: $rid}) SET w.topic = $t",
-                {"rid": f"world:{world_id}", "t": topic},
+                "MATCH (w:Record {uid: $rid}) WHERE w.chat = $chat SET w.topic = $t",
+                {"rid": self._u(f"world:{world_id}"), "t": topic},
             )
 
     def delete_world(self, world_id: str) -> None:
@@ -46,7 +47,8 @@ class WorldRecords(ChatIndexes):
         point to it. Its messages stay: they are the chat's record."""
         ids = [world_id, *(w.id for w in self.worlds.values() if w.merged_into == world_id)]
         self._exec(
-            "MATCH (w:Record) WHERE w.id IN $rids DELETE w", {"rids": [f"world:{i}" for i in ids]}
+            "MATCH (w:Record) WHERE w.chat = $chat AND w.uid IN $rids DELETE w",
+            {"rids": self._us(f"world:{i}" for i in ids)},
         )
         for wid in ids:
             self.worlds.pop(wid, None)
@@ -56,10 +58,11 @@ class WorldRecords(ChatIndexes):
         """world id -> (active facts, mean confidence, messages)."""
         out: dict[str, tuple[int, float, int]] = {}
         for wid, n, mean in self._rows(
-            "MATCH ()-[f:FACT]->() WHERE f.status = 'active' RETURN f.world, count(*), avg(f.confidence)"
+            "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.status = 'active' "
+            "RETURN f.world, count(*), avg(f.confidence)"
         ):
             out[wid] = (int(n), float(mean or 0.0), 0)
-        for wid, n in self._rows("MATCH (m:Message) RETURN m.world, count(*)"):
+        for wid, n in self._rows("MATCH (m:Message) WHERE m.chat = $chat RETURN m.world, count(*)"):
             facts, mean, _ = out.get(wid, (0, 0.0, 0))
             out[wid] = (facts, mean, int(n))
         return out

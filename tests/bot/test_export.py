@@ -105,7 +105,7 @@ def test_export_of_a_chat_that_cannot_be_read_fails_clearly(tmp_path: Path) -> N
     (data / "inbound.sqlite3").unlink()
     for name in ("inbound.sqlite3-wal", "inbound.sqlite3-shm"):
         (data / name).unlink(missing_ok=True)
-    [chat_dir] = [p for p in (data / "chats").iterdir() if p.is_dir()]
+    [chat_dir] = [p for p in (data / "shards").iterdir() if p.is_dir()]  # the chat's shard
     (chat_dir / "graph.kz").write_bytes(b"\0garbage" * 2000)
     broken = run("export", "--data-dir", str(data), "--chat", "c:1", data=data)
     assert broken.returncode == 1

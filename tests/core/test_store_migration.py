@@ -1,5 +1,6 @@
 """A chat written by schema 1 (meta, worlds, review queue and traces in four tables of their
-own) opens under schema 2 with everything in place, and the old tables are gone."""
+own), in its own database as older versions kept it, is moved into its shard on the next start
+with everything in place; the original directory is set aside, never deleted."""
 
 from __future__ import annotations
 
@@ -92,8 +93,9 @@ def write_v1_chat(path: Path, embedder: HashEmbedder) -> None:
 async def test_schema_1_chat_is_migrated_without_loss(tmp_path: Path, ontology: Ontology) -> None:
     embedder = HashEmbedder()
     probe = StorePool(tmp_path, dim=embedder.dim, model_name=embedder.model_name)
-    write_v1_chat(probe.path("c"), embedder)
-    (probe.path("c") / "chat.json").write_text(json.dumps({"chat": "c"}))
+    legacy = probe.legacy_path("c")
+    write_v1_chat(legacy, embedder)
+    (legacy / "chat.json").write_text(json.dumps({"chat": "c"}))
 
     core = build_core(tmp_path, embedder, ontology)
     facts = await core.facts("c")
@@ -108,9 +110,13 @@ async def test_schema_1_chat_is_migrated_without_loss(tmp_path: Path, ontology: 
     assert await core.pool.run("c", lambda s: s.last_trace_id) == "t_old"
     answer = await core.ask("c", "What does checkout depend on?")
     assert answer.paths == [["checkout", "payments"]]
+    assert core.pool.chats() == ["c"]
     await core.close()
+    assert not legacy.exists()
+    [kept] = [p for p in legacy.parent.iterdir() if p.name.startswith(legacy.name + ".migrated-")]
+    assert (kept / "graph.kz").exists()  # set aside, never deleted
 
-    # reopened: schema 2 only, nothing migrated twice, new writes land in the new table
+    # reopened: the shard schema only, nothing migrated twice, new writes land in Record
     again = build_core(tmp_path, embedder, ontology)
     tables = await again.pool.run(
         "c", lambda s: sorted(r[0] for r in s._rows("CALL show_tables() RETURN name"))
