@@ -11,6 +11,7 @@ from bot.render import render_facts, render_pending, render_trace, render_worlds
 from core.contract import CoreApi
 from core.errors import CoreError, InvalidInput, NotFound
 from core.language import sanitize
+from core.models import IncomingMessage
 
 HELP = """Type a statement to remember it ("checkout depends on payments"),
 or a question to ask ("which policy applies to checkout?").
@@ -55,7 +56,7 @@ async def console_command(core: CoreApi, chat: str, line: str) -> str:
             return f"Stored: {fact.sentence()}" if fact else "Rejected."
         if cmd.startswith("/"):
             return f"Unknown command {cmd}.\n{HELP}"
-        reply = await core.handle_message(chat, author="you", text=line)
+        reply = await core.handle_message(chat, IncomingMessage(author="you", text=line))
         return with_follow_up(reply).text
     except NotFound as exc:
         return f"I have nothing called {exc}."

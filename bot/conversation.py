@@ -10,12 +10,10 @@ statements remembered, and the reply is shown.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import datetime
 
 from bot.texts import t
 from core.contract import CoreApi
-from core.models import ClientInfo, Reply
+from core.models import ClientInfo, IncomingMessage, Reply
 
 
 def is_overheard(*, shared: bool, addressed: bool) -> bool:
@@ -28,18 +26,6 @@ async def client_for(
     """Who the client is, for a hand-off card: asked only of a core with a hand-off (it may
     cost a platform call)."""
     return await describe() if core.handoff is not None else None
-
-
-@dataclass(frozen=True)
-class Heard:
-    """A message as every front-end hands it to the core."""
-
-    chat: str
-    author: str
-    text: str
-    message_id: str  # unique in its chat: a redelivered message is not stored twice
-    ts: datetime | None  # None: the core stamps it with its clock
-    client: ClientInfo | None = None  # for a hand-off card
 
 
 def with_follow_up(reply: Reply) -> Reply:
@@ -55,15 +41,11 @@ def with_follow_up(reply: Reply) -> Reply:
     return reply.model_copy(update=update)
 
 
-async def hear(core: CoreApi, heard: Heard, *, overheard: bool) -> Reply | None:
+async def hear(
+    core: CoreApi, chat: str, message: IncomingMessage, *, overheard: bool
+) -> Reply | None:
     """Hand the message to the core by the rule above; the reply to show, None when overheard."""
-    h = heard
     if overheard:
-        await core.observe(
-            h.chat, author=h.author, text=h.text, message_id=h.message_id, ts=h.ts, client=h.client
-        )
+        await core.observe(chat, message)
         return None
-    reply = await core.handle_message(
-        h.chat, author=h.author, text=h.text, message_id=h.message_id, ts=h.ts, client=h.client
-    )
-    return with_follow_up(reply)
+    return with_follow_up(await core.handle_message(chat, message))

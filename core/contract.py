@@ -16,11 +16,11 @@ from core.errors import CoreError
 from core.inbound import InboundLog
 from core.models import (
     Answer,
-    ClientInfo,
     CloseOutcome,
     FactView,
     HandOff,
     ImportItem,
+    IncomingMessage,
     IngestResult,
     PendingFact,
     Reply,
@@ -29,7 +29,7 @@ from core.models import (
     TripleIn,
     WorldInfo,
 )
-from core.ports import MessageListener, Notifier
+from core.ports import MessageListener, Notifier, Remembers
 
 
 class Leads(Protocol):
@@ -58,8 +58,9 @@ class HandoffDesk(MessageListener, Leads, Protocol):
     """The hand-off Core is composed with: told after each message, used by managers."""
 
 
-class CoreApi(Protocol):
-    """The core as front-ends see it (core/service.py's Core implements it)."""
+class CoreApi(Remembers, Protocol):
+    """The core as front-ends see it (core/service.py's Core implements it); `remember` and
+    `remember_message` come from ports.Remembers."""
 
     @property
     def handoff(self) -> Leads | None: ...
@@ -70,43 +71,15 @@ class CoreApi(Protocol):
         acknowledge them; None when the core runs without one."""
         ...
 
-    async def handle_message(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-        client: ClientInfo | None = None,
-    ) -> Reply:
+    async def handle_message(self, chat: str, message: IncomingMessage) -> Reply:
         """A message addressed to the bot: questions answered, statements remembered."""
         ...
 
-    async def observe(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-        client: ClientInfo | None = None,
-    ) -> IngestResult:
+    async def observe(self, chat: str, message: IncomingMessage) -> IngestResult:
         """A message the bot overhears: remembered, nothing said."""
         ...
 
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer: ...
-
-    async def remember(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-    ) -> IngestResult: ...
 
     async def remember_triple(
         self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None

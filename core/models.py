@@ -223,6 +223,18 @@ class ClientInfo(BaseModel):
         return f"{self.platform}:{self.user_id}" if self.user_id else f"name:{name_key(self.name)}"
 
 
+class IncomingMessage(BaseModel):
+    """A message as every front-end (and the inbound log's replay) hands it to the core."""
+
+    model_config = ConfigDict(frozen=True)
+
+    author: str
+    text: str
+    message_id: str | None = None  # unique in its chat: a redelivered message is stored once
+    ts: datetime | None = None  # None: the core stamps it with its clock
+    client: ClientInfo | None = None  # who is speaking, for a hand-off card
+
+
 class HandOff(BaseModel):
     id: str
     chat: str

@@ -19,9 +19,9 @@ from core.identity import NameIndex, NameRules
 from core.index.vectors import VectorMatrix
 from core.index.words import MessageIndex
 from core.models import (
-    ClientInfo,
     FactView,
     HandOff,
+    IncomingMessage,
     IngestResult,
     PendingFact,
     Reply,
@@ -250,15 +250,13 @@ class GraphStores(Protocol):
     async def close(self) -> None: ...
 
 
-class ChatMemory(Protocol):
-    """What the hand-off needs of the core (core/service.py's Core): its LLM, a chat's graph,
-    storing a message, and a fact derived from a stored message."""
+class Remembers(Protocol):
+    """Storing a message (core/service.py's Core, which inherits this, so the keyword form
+    below is written once): what the front-ends, the hand-off and the inbound log's replay call."""
 
-    @property
-    def llm(self) -> Llm | None: ...
-
-    @property
-    def pool(self) -> GraphStores: ...
+    async def remember_message(self, chat: str, message: IncomingMessage) -> IngestResult:
+        """Store the message first, then extract, validate, resolve and write its facts."""
+        ...
 
     async def remember(
         self,
@@ -268,7 +266,21 @@ class ChatMemory(Protocol):
         text: str,
         message_id: str | None = None,
         ts: datetime | None = None,
-    ) -> IngestResult: ...
+    ) -> IngestResult:
+        """remember_message, the message's fields given as keywords."""
+        message = IncomingMessage(author=author, text=text, message_id=message_id, ts=ts)
+        return await self.remember_message(chat, message)
+
+
+class ChatMemory(Remembers, Protocol):
+    """What the hand-off needs of the core (core/service.py's Core): its LLM, a chat's graph,
+    storing a message, and a fact derived from a stored message."""
+
+    @property
+    def llm(self) -> Llm | None: ...
+
+    @property
+    def pool(self) -> GraphStores: ...
 
     async def remember_fact_from(
         self, chat: str, triple: TripleIn, *, source: str
@@ -280,13 +292,9 @@ class MessageHandled:
     """The event Core publishes after handling a message (answered, remembered or overheard)."""
 
     chat: str
+    message: IncomingMessage  # an overheard one carries the id it was stored under
     reply: Reply  # for an overheard message: what was remembered, with no text
-    author: str
-    text: str
-    message_id: str | None
-    ts: datetime | None
     lang: str
-    client: ClientInfo | None
 
 
 class MessageListener(Protocol):

@@ -24,9 +24,9 @@ from core.inbound import InboundLog
 from core.language import is_question
 from core.models import (
     Answer,
-    ClientInfo,
     FactView,
     ImportItem,
+    IncomingMessage,
     IngestResult,
     PendingFact,
     Reply,
@@ -48,6 +48,7 @@ from core.ports import (
     GraphStores,
     Llm,
     MessageHandled,
+    Remembers,
 )
 from core.worlds import params_for, world_maturity
 from ontology import Ontology
@@ -55,7 +56,7 @@ from ontology import Ontology
 log = logging.getLogger(__name__)
 
 
-class Core:
+class Core(Remembers):
     def __init__(
         self,
         *,
@@ -118,19 +119,10 @@ class Core:
         self._maintenance = Maintenance(ctx, self._ingest)
 
     # ================================================================== ingest
-    async def remember(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-    ) -> IngestResult:
-        """Store the message first, then extract, validate, resolve and write its facts."""
-        return await self._ingest.remember(
-            chat, author=author, text=text, message_id=message_id, ts=ts
-        )
+    async def remember_message(self, chat: str, message: IncomingMessage) -> IngestResult:
+        """Store the message first, then extract, validate, resolve and write its facts.
+        (`remember(chat, author=..., text=...)`, its keyword form, comes from ports.Remembers.)"""
+        return await self._ingest.remember(chat, message)
 
     async def remember_triple(
         self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
@@ -181,28 +173,17 @@ class Core:
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
         return await self._answers.ask(chat, question, author=author)
 
-    async def handle_message(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-        client: ClientInfo | None = None,
-    ) -> Reply:
+    async def handle_message(self, chat: str, message: IncomingMessage) -> Reply:
         """A free-form message: questions are answered, statements remembered."""
-        text = self._answers.check_text(text)
+        text = self._answers.check_text(message.text)
         lang = await self._answers.language(chat, text)
         if is_question(text):
-            answer = await self.ask(chat, text, author=author)
+            answer = await self.ask(chat, text, author=message.author)
             reply = Reply(kind="answer", text=answer.answer, answer=answer, language=lang)
         else:
-            result = await self.remember(
-                chat, author=author, text=text, message_id=message_id, ts=ts
-            )
+            result = await self.remember_message(chat, message)
             reply = Reply(
-                kind="remembered" if result.stored or result.pending else "noted",
+                kind=_ingest_kind(result),
                 text=render_ingest_text(result, lang),
                 ingest=result,
                 language=lang,
@@ -210,32 +191,20 @@ class Core:
         # hand-off (issue 8, core/handoff/): buying interest notifies managers and marks the
         # reply, so the front-end says a person will follow up. Never fails the reply.
         if self.handoff is not None:
-            event = MessageHandled(chat, reply, author, text, message_id, ts, lang, client)
+            event = MessageHandled(chat, message.model_copy(update={"text": text}), reply, lang)
             reply = await self.handoff.after_message(self, event)
         return reply
 
-    async def observe(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-        client: ClientInfo | None = None,
-    ) -> IngestResult:
+    async def observe(self, chat: str, message: IncomingMessage) -> IngestResult:
         """A message the bot overhears (a group message not addressed to it): remembered,
         questions included, and buying interest in it still reaches the managers. The bot
         says nothing in the chat, so there is no reply."""
-        result = await self.remember(chat, author=author, text=text, message_id=message_id, ts=ts)
+        result = await self.remember_message(chat, message)
         if self.handoff is not None and not result.duplicate:
-            kind: Literal["remembered", "noted"] = (
-                "remembered" if result.stored or result.pending else "noted"
-            )
-            lang = await self._answers.language(chat, text)
-            said = Reply(kind=kind, text="", ingest=result, language=lang)
-            event = MessageHandled(chat, said, author, text, result.message_id, ts, lang, client)
-            await self.handoff.after_message(self, event)
+            lang = await self._answers.language(chat, message.text)
+            said = Reply(kind=_ingest_kind(result), text="", ingest=result, language=lang)
+            stored = message.model_copy(update={"message_id": result.message_id})
+            await self.handoff.after_message(self, MessageHandled(chat, stored, said, lang))
         return result
 
     # ================================================================== explain & manage
@@ -378,6 +347,10 @@ class Core:
         aclose = getattr(self.llm, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+def _ingest_kind(result: IngestResult) -> Literal["remembered", "noted"]:
+    return "remembered" if result.stored or result.pending else "noted"
 
 
 __all__ = ["Core", "CoreConfig", "SystemClock", "decayed_confidence", "render_ingest_text"]

@@ -20,7 +20,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import Heard, client_for, hear, is_overheard
+from bot.conversation import client_for, hear, is_overheard
 from bot.slack import journal
 from bot.slack.blocks import answer_blocks, answer_fallback, escape, paginate, sections
 from bot.slack.common import (
@@ -36,6 +36,7 @@ from bot.slack.people import PeopleCache
 from bot.texts import t
 from core.errors import CoreError
 from core.language import detect_language, is_question
+from core.models import IncomingMessage
 
 if TYPE_CHECKING:
     from core.contract import CoreApi
@@ -68,7 +69,7 @@ def register_messages(
 
     async def heard(
         event: dict[str, Any], text: str, context: AsyncBoltContext, client: AsyncWebClient
-    ) -> Heard:
+    ) -> IncomingMessage:
         author, channel = event.get("user") or "unknown", event["channel"]
 
         async def describe() -> ClientInfo:  # issue 8: who the client is, for a hand-off card
@@ -78,7 +79,9 @@ def register_messages(
         # the ts is unique per channel: Slack's event retries then store nothing twice
         ts = event["ts"]
         who = await client_for(core, describe)
-        return Heard(chat_key(context), author, text, ts, message_time(ts), who)
+        return IncomingMessage(
+            author=author, text=text, message_id=ts, ts=message_time(ts), client=who
+        )
 
     async def converse(
         event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -103,7 +106,9 @@ def register_messages(
 
         said = await heard(event, text, context, client)
         reply = await with_progress(
-            hear(core, said, overheard=False), after=progress_after, notify=show_progress
+            hear(core, chat_key(context), said, overheard=False),
+            after=progress_after,
+            notify=show_progress,
         )
         if reply is None:
             return
@@ -128,7 +133,7 @@ def register_messages(
             return
         chat = chat_key(context)
         try:
-            await hear(core, await heard(event, text, context, client), overheard=True)
+            await hear(core, chat, await heard(event, text, context, client), overheard=True)
         except CoreError as exc:  # e.g. too long to remember: nobody asked, so nobody is told
             log.info("slack overheard message in %s not remembered: %s", chat, type(exc).__name__)
         except Exception:  # the error handler would apologise in a channel that asked nothing

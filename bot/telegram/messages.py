@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
-from bot.conversation import Heard, client_for, hear, is_overheard
+from bot.conversation import client_for, hear, is_overheard
 from bot.telegram.common import (
     author_of,
     chat_key,
@@ -24,7 +23,7 @@ from bot.telegram.handoff import client_of
 from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.texts import help_text
 from core.language import is_question
-from core.models import ClientInfo
+from core.models import ClientInfo, IncomingMessage
 
 if TYPE_CHECKING:
     from core.contract import CoreApi
@@ -50,10 +49,12 @@ async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLi
     async def describe() -> ClientInfo:  # issue 8: who the client is, for a hand-off card
         return client_of(message, author)
 
-    heard = Heard(chat, author, text, str(message.message_id), message.date)
+    said = IncomingMessage(
+        author=author, text=text, message_id=str(message.message_id), ts=message.date
+    )
     if overheard:
         client = await client_for(core, describe)
-        await hear(core, replace(heard, client=client), overheard=True)
+        await hear(core, chat, said.model_copy(update={"client": client}), overheard=True)
         return
     if shared:
         text = await without_mention(text, bot)
@@ -64,7 +65,8 @@ async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLi
         return
     client = await client_for(core, describe)
     async with typing(message):
-        reply = await hear(core, replace(heard, text=text, client=client), overheard=False)
+        said = said.model_copy(update={"text": text, "client": client})
+        reply = await hear(core, chat, said, overheard=False)
     if reply is not None and reply.text.strip():
         await send_long(message, reply.text)
 

@@ -22,14 +22,22 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from core.contract import HandoffDesk
 from core.handoff.context import _context, _known_product
 from core.handoff.intent import Intent, detect_intent
 from core.language import clean_name
-from core.models import ClientInfo, CloseOutcome, HandOff, Reply, TakeOutcome, TripleIn
+from core.models import (
+    ClientInfo,
+    CloseOutcome,
+    HandOff,
+    IncomingMessage,
+    Reply,
+    TakeOutcome,
+    TripleIn,
+)
 from core.ports import ChatMemory, Clock, HandoffRepository, MessageHandled, Notifier
 from core.rows import new_id
 
@@ -90,30 +98,20 @@ class HandoffService:
     # ---------------------------------------------------------------- the Core hook
     async def after_message(self, core: ChatMemory, event: MessageHandled) -> Reply:
         """Told by Core once a message was answered, remembered or overheard."""
-        e, reply = event, event.reply
+        reply, said = event.reply, event.message
         if reply.ingest is not None and reply.ingest.duplicate:
             return reply  # a redelivered message was handled the first time
         intent = await detect_intent(
-            e.text, core.llm, language=e.lang, min_confidence=self.config.min_confidence
+            said.text, core.llm, language=event.lang, min_confidence=self.config.min_confidence
         )
         if intent is None:
             return reply
-        who = e.client or ClientInfo(name=e.author)
         try:
             h = await self.raise_interest(
-                core,
-                e.chat,
-                intent,
-                client=who,
-                author=e.author,
-                text=e.text,
-                message_id=e.message_id,
-                ts=e.ts,
-                lang=e.lang,
-                reply=reply,
+                core, event.chat, intent, said, lang=event.lang, reply=reply
             )
         except Exception:
-            log.exception("chat=%s hand-off failed", e.chat)
+            log.exception("chat=%s hand-off failed", event.chat)
             return reply
         if h is None:
             return reply
@@ -124,21 +122,17 @@ class HandoffService:
         core: ChatMemory,
         chat: str,
         intent: Intent,
+        said: IncomingMessage,
         *,
-        client: ClientInfo,
-        author: str,
-        text: str,
-        message_id: str | None,
-        ts: datetime | None,
         lang: str,
         reply: Reply | None = None,
     ) -> HandOff | None:
         """INTERESTED_IN into the graph, then a new hand-off or an update of the open one."""
+        author, text = said.author, said.text
+        client = said.client or ClientInfo(name=author)
         ingest = reply.ingest if reply is not None else None
         if ingest is None:  # a question is not stored by ask(): store it, it is the source
-            ingest = await core.remember(
-                chat, author=author, text=text, message_id=message_id, ts=ts
-            )
+            ingest = await core.remember_message(chat, said)
             if ingest.duplicate:
                 return None
         source = ingest.message_id

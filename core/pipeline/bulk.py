@@ -21,7 +21,7 @@ from core import durable
 from core.errors import CoreError
 from core.inbound import ChatRecord, RecordKind
 from core.language import clean_name, name_key
-from core.models import ImportItem, IngestResult, Rejection, TripleIn
+from core.models import ImportItem, IncomingMessage, IngestResult, Rejection, TripleIn
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore, Vector
 from core.rows import new_id
@@ -110,13 +110,10 @@ class BulkIngest(Ingest):
                 return await self.remember_triple(
                     chat, item.triple, author=item.author, message_id=item.message_id
                 )
-            return await self.remember(
-                chat,
-                author=item.author,
-                text=item.text or "",
-                message_id=item.message_id,
-                ts=item.ts,
+            message = IncomingMessage(
+                author=item.author, text=item.text or "", message_id=item.message_id, ts=item.ts
             )
+            return await self.remember(chat, message)
         except CoreError as exc:
             return exc
 

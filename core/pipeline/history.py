@@ -12,7 +12,7 @@ from datetime import datetime
 from core import durable
 from core.inbound import ChatRecord
 from core.language import clean_name
-from core.models import FactView, IngestResult, TripleIn
+from core.models import FactView, IncomingMessage, IngestResult, TripleIn
 from core.pipeline.ingest import Ingest
 from core.pipeline.write import _Unresolvable
 from core.ports import GraphStore
@@ -32,7 +32,9 @@ class History(Ingest):
         author = clean_name(author or "user")[:100] or "user"
         known = await self.pool.run(chat, lambda s: message_id in s.message_ids)
         if not known:
-            return await self.remember(chat, author=author, text=text, message_id=message_id, ts=ts)
+            return await self.remember(
+                chat, IncomingMessage(author=author, text=text, message_id=message_id, ts=ts)
+            )
         if self.inbound is not None:
             await asyncio.to_thread(self.inbound.replace_text, chat, message_id, text)
         emb, _ = await self.message_vectors(author, text)

@@ -10,7 +10,7 @@ from core import durable
 from core.errors import LlmUnavailable
 from core.language import clean_name, name_key
 from core.llm import budget_scope
-from core.models import IngestResult, Rejection, TripleIn
+from core.models import IncomingMessage, IngestResult, Rejection, TripleIn
 from core.pipeline.write import Writer
 from core.ports import GraphStore, Vector
 from core.rows import new_id
@@ -20,20 +20,12 @@ log = logging.getLogger(__name__)
 
 
 class Ingest(Writer):
-    async def remember(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-    ) -> IngestResult:
+    async def remember(self, chat: str, message: IncomingMessage) -> IngestResult:
         """Store the message first, then extract, validate, resolve and write its facts."""
-        text = self.check_text(text)
-        author = clean_name(author or "user")[:100] or "user"
-        msg_id = (message_id or "").strip()[:200] or new_id("m")
-        ts = ts or self.clock.now()
+        text = self.check_text(message.text)
+        author = clean_name(message.author or "user")[:100] or "user"
+        msg_id = (message.message_id or "").strip()[:200] or new_id("m")
+        ts = message.ts or self.clock.now()
         # recorded durably first, done only once its facts are written (core/durable.py)
         await durable.begin(
             self.inbound, chat, msg_id, kind="message", author=author, text=text, ts=ts

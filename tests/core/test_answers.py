@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from core.models import IncomingMessage
 from core.service import Core
 from core.texts import t
 
@@ -127,9 +128,11 @@ async def test_nothing_found_is_one_clear_sentence(real_core: Core, lang: str) -
 
 async def test_reply_language_follows_the_chat_for_short_messages(real_core: Core) -> None:
     await _tell(real_core, "c", *CHAINS["pt"])
-    reply = await real_core.handle_message("c", author="cli", text="Quanto custa o plano anual?")
+    reply = await real_core.handle_message(
+        "c", IncomingMessage(author="cli", text="Quanto custa o plano anual?")
+    )
     assert reply.answer is not None and reply.answer.language == "pt"
-    short = await real_core.handle_message("c", author="cli", text="checkout?")
+    short = await real_core.handle_message("c", IncomingMessage(author="cli", text="checkout?"))
     assert short.answer is not None and short.answer.language == "pt"  # the chat's language
 
 

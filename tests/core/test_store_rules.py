@@ -14,7 +14,7 @@ import pytest
 
 from core.embedding import HashEmbedder
 from core.errors import InvalidInput, NotFound
-from core.models import TripleIn
+from core.models import IncomingMessage, TripleIn
 from core.service import Core
 from tests.conftest import build_core
 
@@ -123,7 +123,7 @@ async def test_forget_entity_and_chat(core: Core) -> None:
 async def test_bad_input_gets_a_clear_error_and_keeps_data(core: Core, text: str) -> None:
     await core.remember("c", author="a", text="checkout depends on payments")
     with pytest.raises(InvalidInput) as err:
-        await core.handle_message("c", author="a", text=text)
+        await core.handle_message("c", IncomingMessage(author="a", text=text))
     assert str(err.value)
     assert len(await core.facts("c")) == 1
 
@@ -131,7 +131,7 @@ async def test_bad_input_gets_a_clear_error_and_keeps_data(core: Core, text: str
 async def test_hostile_text_is_stored_as_data(core: Core) -> None:
     hostile = '\'); MATCH (n) DETACH DELETE n; // depends on "payments" {x: $y}'
     await core.remember("c", author="a", text="checkout depends on payments")
-    await core.handle_message("c", author="<script>", text=hostile)
+    await core.handle_message("c", IncomingMessage(author="<script>", text=hostile))
     assert len(await core.facts("c", "checkout")) == 1
     exported = await core.export("c")
     assert any(m["text"] == hostile for m in exported["messages"])

@@ -16,9 +16,9 @@ from core.errors import CoreError
 from core.inbound import InboundLog
 from core.models import (
     Answer,
-    ClientInfo,
     FactView,
     ImportItem,
+    IncomingMessage,
     IngestResult,
     PendingFact,
     Reply,
@@ -26,9 +26,10 @@ from core.models import (
     TripleIn,
     WorldInfo,
 )
+from core.ports import Remembers
 
 
-class StubCore:
+class StubCore(Remembers):
     handoff: Leads | None = None
     inbound: InboundLog | None = None  # no durable log: front-ends acknowledge at once
 
@@ -41,16 +42,8 @@ class StubCore:
         self.calls: list[tuple[str, str, str]] = []  # (method, chat, text)
         self.started = asyncio.Event()
 
-    async def handle_message(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-        client: ClientInfo | None = None,
-    ) -> Reply:
+    async def handle_message(self, chat: str, message: IncomingMessage) -> Reply:
+        text = message.text
         self.calls.append(("handle_message", chat, text))
         self.started.set()
         if self.delay:
@@ -63,28 +56,11 @@ class StubCore:
         self.calls.append((method, chat, text))
         raise AssertionError(f"the stub core does not {method}")
 
-    async def remember(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-    ) -> IngestResult:
-        self._unscripted("remember", chat, text)
+    async def remember_message(self, chat: str, message: IncomingMessage) -> IngestResult:
+        self._unscripted("remember", chat, message.text)
 
-    async def observe(
-        self,
-        chat: str,
-        *,
-        author: str,
-        text: str,
-        message_id: str | None = None,
-        ts: datetime | None = None,
-        client: ClientInfo | None = None,
-    ) -> IngestResult:
-        self._unscripted("observe", chat, text)
+    async def observe(self, chat: str, message: IncomingMessage) -> IngestResult:
+        self._unscripted("observe", chat, message.text)
 
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
         self._unscripted("ask", chat, question)
