@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from aiogram import Bot, Router
 from aiogram.types import CallbackQuery, Message
 
-from bot.telegram.common import GROUP_TYPES, chat_key, is_admin, lang_of
+from bot.telegram.common import GROUP_TYPES, is_admin
 from bot.telegram.formatting import escape
 from bot.telegram.keyboards import Confirmations, ForgetCb, ReviewCb
 from bot.texts import t
@@ -22,9 +22,10 @@ async def on_forget(
     callback_data: ForgetCb,
     bot: Bot,
     core: CoreApi,
+    chat: str,
+    lang: str,
     confirmations: Confirmations,
 ) -> None:
-    lang = lang_of(query.from_user)
     message = query.message
     if not isinstance(message, Message):  # too old: Telegram no longer shows its content
         await query.answer(t("telegram.expired", lang))
@@ -43,7 +44,6 @@ async def on_forget(
         await message.edit_text(escape(t("telegram.forget_cancelled", lang)))
         await query.answer()
         return
-    chat = chat_key(message.chat.id)
     if request.entity is None:
         # Rights may have changed since the question was asked.
         if message.chat.type in GROUP_TYPES and not await is_admin(
@@ -60,14 +60,15 @@ async def on_forget(
     await query.answer()
 
 
-async def on_review(query: CallbackQuery, callback_data: ReviewCb, core: CoreApi) -> None:
-    lang = lang_of(query.from_user)
+async def on_review(
+    query: CallbackQuery, callback_data: ReviewCb, core: CoreApi, chat: str, lang: str
+) -> None:
     message = query.message
     if not isinstance(message, Message):
         await query.answer(t("telegram.expired", lang))
         return
     try:
-        await core.review(chat_key(message.chat.id), callback_data.pending_id, callback_data.ok)
+        await core.review(chat, callback_data.pending_id, callback_data.ok)
     except NotFound:
         # Someone else pressed first, or the item was dropped: just retire the buttons.
         await message.edit_reply_markup(reply_markup=None)

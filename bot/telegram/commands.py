@@ -1,7 +1,7 @@
 """Command handlers. Each turns one command into one core call and one reply.
 
 Handlers receive `core`, `limiter` and `confirmations` by parameter name from the Dispatcher's
-workflow data (see runner.build_dispatcher).
+workflow data (see runner.build_dispatcher), and `chat` and `lang` from the Speaker middleware.
 """
 
 from __future__ import annotations
@@ -17,10 +17,8 @@ from aiogram.types import BufferedInputFile, Message
 from bot import render
 from bot.telegram.common import (
     author_of,
-    chat_key,
     is_admin,
     is_group,
-    lang_of,
     rate_limited,
     send_long,
     typing,
@@ -39,31 +37,36 @@ if TYPE_CHECKING:
 REVIEW_BATCH = 10  # pending facts shown per /review, each with its own buttons
 
 
-async def cmd_start(message: Message) -> None:
-    lang = lang_of(message.from_user)
+async def cmd_start(message: Message, lang: str) -> None:
     await send_long(message, f"{t('telegram.start', lang)}\n\n{help_text(lang)}")
 
 
-async def cmd_help(message: Message) -> None:
-    await send_long(message, help_text(lang_of(message.from_user)))
+async def cmd_help(message: Message, lang: str) -> None:
+    await send_long(message, help_text(lang))
 
 
 async def cmd_ask(
-    message: Message, command: CommandObject, core: CoreApi, limiter: QuestionLimiter
+    message: Message,
+    command: CommandObject,
+    core: CoreApi,
+    chat: str,
+    lang: str,
+    limiter: QuestionLimiter,
 ) -> None:
     question = (command.args or "").strip()
     if not question:
-        await send_long(message, t("telegram.ask_usage", lang_of(message.from_user)))
+        await send_long(message, t("telegram.ask_usage", lang))
         return
     if await rate_limited(message, limiter):
         return
     async with typing(message):
-        answer = await core.ask(chat_key(message.chat.id), question, author=author_of(message))
+        answer = await core.ask(chat, question, author=author_of(message))
     await send_long(message, render.render_answer(answer))
 
 
-async def cmd_remember(message: Message, command: CommandObject, core: CoreApi) -> None:
-    lang = lang_of(message.from_user)
+async def cmd_remember(
+    message: Message, command: CommandObject, core: CoreApi, chat: str, lang: str
+) -> None:
     text = (command.args or "").strip()
     try:
         triple = explicit_triple(text)
@@ -73,7 +76,6 @@ async def cmd_remember(message: Message, command: CommandObject, core: CoreApi) 
     if not text:
         await send_long(message, t("telegram.remember_usage", lang))
         return
-    chat = chat_key(message.chat.id)
     async with typing(message):
         if triple is not None:
             result = await core.remember_triple(chat, triple, author=author_of(message))
@@ -88,31 +90,34 @@ async def cmd_remember(message: Message, command: CommandObject, core: CoreApi) 
     await send_long(message, render.render_ingest(result, lang))
 
 
-async def cmd_why(message: Message, command: CommandObject, core: CoreApi) -> None:
+async def cmd_why(
+    message: Message, command: CommandObject, core: CoreApi, chat: str, lang: str
+) -> None:
     trace_id = (command.args or "").strip() or None
-    trace = await core.why(chat_key(message.chat.id), trace_id)
+    trace = await core.why(chat, trace_id)
     if trace is None:
-        await send_long(message, t("telegram.no_trace", lang_of(message.from_user)))
+        await send_long(message, t("telegram.no_trace", lang))
         return
     await send_long(message, render.render_trace(trace))
 
 
-async def cmd_worlds(message: Message, core: CoreApi) -> None:
-    worlds = await core.worlds(chat_key(message.chat.id))
+async def cmd_worlds(message: Message, core: CoreApi, chat: str, lang: str) -> None:
+    worlds = await core.worlds(chat)
     if not worlds:
-        await send_long(message, t("telegram.no_worlds", lang_of(message.from_user)))
+        await send_long(message, t("telegram.no_worlds", lang))
         return
     await send_long(message, render.render_worlds(worlds))
 
 
-async def cmd_facts(message: Message, command: CommandObject, core: CoreApi) -> None:
+async def cmd_facts(
+    message: Message, command: CommandObject, core: CoreApi, chat: str, lang: str
+) -> None:
     entity = (command.args or "").strip() or None
     try:
-        facts = await core.facts(chat_key(message.chat.id), entity)
+        facts = await core.facts(chat, entity)
     except NotFound:  # an entity this chat never mentioned: say so in our own words
         facts = []
     if not facts:
-        lang = lang_of(message.from_user)
         text = (
             t("telegram.no_facts_about", lang, name=entity)
             if entity
@@ -124,9 +129,8 @@ async def cmd_facts(message: Message, command: CommandObject, core: CoreApi) -> 
 
 
 async def cmd_forget(
-    message: Message, command: CommandObject, bot: Bot, confirmations: Confirmations
+    message: Message, command: CommandObject, bot: Bot, lang: str, confirmations: Confirmations
 ) -> None:
-    lang = lang_of(message.from_user)
     target = (command.args or "").strip()
     if not target or message.from_user is None:
         await send_long(message, t("telegram.forget_usage", lang))
@@ -155,9 +159,8 @@ async def _may_forget_all(message: Message, bot: Bot) -> bool:
     return await is_admin(bot, message.chat.id, message.from_user.id)
 
 
-async def cmd_review(message: Message, core: CoreApi) -> None:
-    lang = lang_of(message.from_user)
-    pending = await core.pending(chat_key(message.chat.id))
+async def cmd_review(message: Message, core: CoreApi, chat: str, lang: str) -> None:
+    pending = await core.pending(chat)
     if not pending:
         await send_long(message, t("telegram.nothing_pending", lang))
         return
@@ -172,10 +175,9 @@ async def cmd_review(message: Message, core: CoreApi) -> None:
         )
 
 
-async def cmd_export(message: Message, core: CoreApi) -> None:
-    lang = lang_of(message.from_user)
+async def cmd_export(message: Message, core: CoreApi, chat: str, lang: str) -> None:
     async with typing(message, ChatAction.UPLOAD_DOCUMENT):
-        dump = await core.export(chat_key(message.chat.id))
+        dump = await core.export(chat)
         # default=str: datetimes and ids the core may leave as objects still serialise.
         data = json.dumps(dump, ensure_ascii=False, indent=2, default=str).encode("utf-8")
         document = BufferedInputFile(data, filename=f"graph-{message.chat.id}.json")

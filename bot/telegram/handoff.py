@@ -11,17 +11,27 @@ An open card has Take and Close, a taken one Close, a closed one no buttons.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from aiogram import Bot, Router
+from aiogram import BaseMiddleware, Bot, Router
 from aiogram.enums import ChatType
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
-from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.types import (
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    TelegramObject,
+    User,
+)
 
 from bot.leads import close_reply, manager_language, render_card, render_leads, take_reply
 from bot.telegram.common import lang_of, send_long
 from bot.telegram.formatting import escape
+from bot.telegram.middlewares import Handler
 from bot.texts import t
 from core.contract import CoreApi, Leads
 from core.handoff import ClientInfo, HandOff
@@ -112,80 +122,89 @@ class TelegramNotifier:
             raise
 
 
+@dataclass(frozen=True)
+class Manager:
+    """Who pressed a card's button or ran /leads or /close, as the hand-off records them."""
+
+    key: str  # "telegram:<user id>"
+    name: str
+    user: User
+
+
+class ManagersOnly(BaseMiddleware):
+    """The leads router's gate, between its filters and its handlers: anyone but a configured
+    manager is told leads are for managers, a command outside a private chat is told to come
+    to one (a group never sees the list), and a manager's handler is given `manager`."""
+
+    def __init__(self, ids: frozenset[int]) -> None:
+        self.ids = ids
+
+    async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
+        user: User | None = data.get("event_from_user")
+        lang: str = data["lang"]
+        if user is None or user.id not in self.ids:
+            await _refuse(event, t("lead.managers_only", lang))
+            return None
+        if isinstance(event, Message) and event.chat.type != ChatType.PRIVATE:
+            await _refuse(event, t("lead.private_only", lang))
+            return None
+        data["manager"] = Manager(f"telegram:{user.id}", user.full_name, user)
+        return await handler(event, data)
+
+
+async def _refuse(event: TelegramObject, text: str) -> None:
+    if isinstance(event, CallbackQuery):
+        await event.answer(text, show_alert=True)
+    elif isinstance(event, Message):
+        await send_long(event, text)
+
+
 async def on_card_button(
     query: CallbackQuery,
     callback_data: TakeCb | CloseCb,
     handoff: Leads,
-    handoff_managers: frozenset[int],
+    manager: Manager,
+    lang: str,
 ) -> None:
     """Take or Close on a card, by a manager; every card then shows it too."""
-    user = query.from_user
-    lang = lang_of(user)
-    if user.id not in handoff_managers:
-        await query.answer(t("lead.managers_only", lang), show_alert=True)
-        return
-    manager, name = f"telegram:{user.id}", user.full_name
     if isinstance(callback_data, TakeCb):
-        taken = await handoff.take(callback_data.id, manager=manager, name=name)
+        taken = await handoff.take(callback_data.id, manager=manager.key, name=manager.name)
         text, refused = take_reply(taken, lang, lambda h: h.taken_by_name or h.taken_by or "?")
     else:
-        closed = await handoff.close(callback_data.id, manager=manager, name=name)
+        closed = await handoff.close(callback_data.id, manager=manager.key, name=manager.name)
         text, refused = close_reply(closed, callback_data.id, lang), closed.result != "closed"
     await query.answer(text, show_alert=refused)
-
-
-async def _manager_in_private(message: Message, managers: frozenset[int]) -> bool:
-    lang = lang_of(message.from_user)
-    if message.from_user is None or message.from_user.id not in managers:
-        await send_long(message, t("lead.managers_only", lang))
-        return False
-    if message.chat.type != ChatType.PRIVATE:
-        await send_long(message, t("lead.private_only", lang))
-        return False
-    return True
 
 
 async def cmd_leads(
     message: Message,
     handoff: Leads,
-    handoff_managers: frozenset[int],
+    manager: Manager,
     handoff_languages: tuple[Mapping[str, str], str] = ({}, ""),
 ) -> None:
-    if await _manager_in_private(message, handoff_managers):
-        languages, default = handoff_languages
-        user = message.from_user
-        lang = manager_language(
-            f"telegram:{user.id if user else ''}", languages, default or lang_of(user)
-        )
-        await send_long(message, render_leads(await handoff.leads(), lang))
+    languages, default = handoff_languages
+    lang = manager_language(manager.key, languages, default or lang_of(manager.user))
+    await send_long(message, render_leads(await handoff.leads(), lang))
 
 
 async def cmd_close(
-    message: Message,
-    command: CommandObject,
-    handoff: Leads,
-    handoff_managers: frozenset[int],
+    message: Message, command: CommandObject, handoff: Leads, manager: Manager, lang: str
 ) -> None:
-    if not await _manager_in_private(message, handoff_managers):
-        return
-    lang = lang_of(message.from_user)
     handoff_id = (command.args or "").strip()
     if not handoff_id or len(handoff_id) > 64 or " " in handoff_id:
         await send_long(message, t("lead.close_usage", lang))
         return
-    assert message.from_user is not None  # checked by _manager_in_private
-    outcome = await handoff.close(
-        handoff_id,
-        manager=f"telegram:{message.from_user.id}",
-        name=message.from_user.full_name,
-    )
+    outcome = await handoff.close(handoff_id, manager=manager.key, name=manager.name)
     await send_long(message, close_reply(outcome, handoff_id, lang))
 
 
-def make_router() -> Router:
+def make_router(managers: frozenset[int]) -> Router:
     """Registered before the free-text router, so /leads and /close are not taken for unknown
     commands."""
     router = Router(name="handoff")
+    gate = ManagersOnly(managers)
+    router.callback_query.middleware(gate)
+    router.message.middleware(gate)
     router.callback_query.register(on_card_button, TakeCb.filter())
     router.callback_query.register(on_card_button, CloseCb.filter())
     router.message.register(cmd_leads, Command("leads"))

@@ -10,10 +10,8 @@ from aiogram.types import Message
 from bot.conversation import client_for, hear, is_overheard
 from bot.telegram.common import (
     author_of,
-    chat_key,
     is_addressed,
     is_group,
-    lang_of,
     rate_limited,
     send_long,
     typing,
@@ -29,19 +27,20 @@ if TYPE_CHECKING:
     from core.contract import CoreApi
 
 
-async def unknown_command(message: Message, bot: Bot) -> None:
+async def unknown_command(message: Message, bot: Bot, lang: str) -> None:
     """Unknown commands get help, not silence; commands for other bots in a group are ignored."""
     head = (message.text or "").split(maxsplit=1)[0]
     _, _, mention = head.partition("@")
     me = await bot.me()
     if mention and mention.lower() != (me.username or "").lower():
         return
-    await send_long(message, help_text(lang_of(message.from_user)))
+    await send_long(message, help_text(lang))
 
 
-async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLimiter) -> None:
+async def on_text(
+    message: Message, bot: Bot, core: CoreApi, chat: str, lang: str, limiter: QuestionLimiter
+) -> None:
     text = message.text or message.caption or ""  # a photo's or document's caption is text too
-    chat = chat_key(message.chat.id)
     shared = is_group(message)
     overheard = is_overheard(shared=shared, addressed=shared and await is_addressed(message, bot))
     author = author_of(message)
@@ -59,7 +58,7 @@ async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLi
     if shared:
         text = await without_mention(text, bot)
         if not text:
-            await send_long(message, help_text(lang_of(message.from_user)))
+            await send_long(message, help_text(lang))
             return
     if is_question(text) and await rate_limited(message, limiter):
         return
@@ -71,14 +70,14 @@ async def on_text(message: Message, bot: Bot, core: CoreApi, limiter: QuestionLi
         await send_long(message, reply.text)
 
 
-async def on_edit(message: Message, core: CoreApi) -> None:
+async def on_edit(message: Message, core: CoreApi, chat: str) -> None:
     """An edited message is a correction (issue 12): its new text replaces the old one and
     what only the old text said is superseded. Said nothing about: an edit gets no reply."""
     text = message.text or message.caption or ""
     if text.startswith("/") or is_question(text):
         return  # commands and questions were never memory
     await core.correct(
-        chat_key(message.chat.id),
+        chat,
         message_id=str(message.message_id),
         author=author_of(message),
         text=text,

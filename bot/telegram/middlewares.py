@@ -1,4 +1,5 @@
-"""Update middlewares: in-flight tracking for clean shutdown, and per-chat ordering."""
+"""Update middlewares: in-flight tracking for clean shutdown, per-chat ordering, and what
+every handler is given by parameter name (`chat`, `lang`; `manager` on the leads router)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from aiogram import BaseMiddleware
-from aiogram.types import TelegramObject
+from aiogram.types import TelegramObject, User
+
+from bot.telegram.common import chat_key, lang_of
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 
@@ -89,3 +92,19 @@ class ChatOrder(BaseMiddleware):
             if not self._waiting[key]:
                 del self._waiting[key]
                 del self._locks[key]
+
+
+class Speaker(BaseMiddleware):
+    """Gives handlers `chat`, the core's key for the update's chat (forum topics share their
+    group's), and `lang`, the language of whoever sent it (English when unknown).
+
+    An outer middleware on updates, after aiogram's UserContextMiddleware, which found the
+    update's chat and user (`event_chat`, `event_from_user`)."""
+
+    async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
+        chat = data.get("event_chat")
+        if chat is not None:
+            data["chat"] = chat_key(chat.id)
+        user: User | None = data.get("event_from_user")
+        data["lang"] = lang_of(user)
+        return await handler(event, data)

@@ -31,7 +31,7 @@ from bot.telegram.journal import (
     take_up_unfinished,
 )
 from bot.telegram.keyboards import Confirmations
-from bot.telegram.middlewares import ChatOrder, InFlight
+from bot.telegram.middlewares import ChatOrder, InFlight, Speaker
 from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.session import RetryAfterSession
 from bot.telegram.texts import LANGUAGES, command_list
@@ -74,16 +74,17 @@ def build_dispatcher(
     dp.update.outer_middleware(ChatOrder())
     if core.inbound is not None:  # issue 12: durable updates
         dp.update.outer_middleware(Journal(core.inbound))
+    dp.update.outer_middleware(Speaker())  # handlers get `chat` and `lang` by name
     # Order matters: commands and buttons first, free text (and unknown commands) last.
     routers = [commands.make_router(), callbacks.make_router()]
     manager_ids = handoff.telegram_manager_ids if handoff is not None else None
     if (service := handoff_ui.enabled(core, manager_ids)) is not None:  # issue 8: leads
         dp["handoff"] = service
-        dp["handoff_managers"] = frozenset(manager_ids or ())
+        dp["handoff_managers"] = managers = frozenset(manager_ids or ())
         dp["handoff_languages"] = (
             (handoff.manager_languages, handoff.language) if handoff else ({}, "")
         )
-        routers.append(handoff_ui.make_router())
+        routers.append(handoff_ui.make_router(managers))
     dp.include_routers(*routers, messages.make_router())
     dp.errors.register(on_error)
     dp.startup.register(register_commands)
