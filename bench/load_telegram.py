@@ -69,8 +69,10 @@ class BotProcess:
             GRAPHMEM_LOG_LEVEL="WARNING",
             EMBEDDING_BACKEND="fastembed",
             EMBEDDING_LOCAL_DIR="bundled-minilm",
-            **env_extra,
         )
+        if env_extra.get("EMBEDDING_BACKEND", "fastembed") != "fastembed":
+            env.pop("EMBEDDING_LOCAL_DIR")
+        env.update(env_extra)  # may override the model
         self.log = data_dir / "bot.log"
         self._log_fh = self.log.open("wb")
         # cwd: the data directory, so no developer's .env is read
