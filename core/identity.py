@@ -74,6 +74,9 @@ def _word_skeleton(word: str) -> str:
     return re.sub(r"(.)\1+", r"\1", bare)
 
 
+KEYS_MEMO = 8192  # names whose keys NameRules keeps
+
+
 class NameRules:
     """The name keys, with the legal forms the ontology declares (ontology.legal_forms)."""
 
@@ -87,6 +90,9 @@ class NameRules:
                     self._exact.add(bare)
                 else:
                     self._folded.add(_fold(bare))
+        # a question's word n-grams are looked up three times (its worlds, every world, the
+        # names it uses) and names recur: the keys of the last few thousand names, memoised
+        self._keys: dict[str, tuple[str, str, str]] = {}
 
     def is_form(self, word: str) -> bool:
         bare = _NOT_WORD.sub("", word)
@@ -106,6 +112,14 @@ class NameRules:
 
     def keys(self, name: str) -> tuple[str, str, str]:
         """(exact, lemma, sound) keys of a name, built word by word from cached word keys."""
+        got = self._keys.get(name)
+        if got is None:
+            if len(self._keys) >= KEYS_MEMO:
+                self._keys.clear()
+            got = self._keys[name] = self._make_keys(name)
+        return got
+
+    def _make_keys(self, name: str) -> tuple[str, str, str]:
         core, _form = self.split_form(name)
         parts = [_word_keys(w) for w in core.split()]
         exact = " ".join(p[0] for p in parts if p[0])
