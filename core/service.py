@@ -115,7 +115,10 @@ class Core(Remembers):
         )
         self._ingest = BulkIngest(ctx)
         self._history = History(ctx)
+        previous = self.__dict__.get("_answers")
         self._answers = Answerer(ctx)
+        if previous is not None:  # answers given before the new clock keep their traces
+            self._answers.adopt_traces(previous)
         self._maintenance = Maintenance(ctx, self._ingest)
 
     # ================================================================== ingest
@@ -213,6 +216,7 @@ class Core(Remembers):
             tid = trace_id or store.last_trace_id
             return store.trace(tid) if tid else None
 
+        await self._answers.traces_stored(chat)
         body = await self.pool.run(chat, run)
         return Trace.model_validate_json(body) if body else None
 
@@ -248,6 +252,7 @@ class Core(Remembers):
         return n
 
     async def forget_chat(self, chat: str) -> None:
+        await self._answers.traces_stored(chat, drop=True)  # or a late write recreates it
         await self.pool.delete(chat)
         self._answers.forget_language(chat)
         if self.inbound is not None:  # or a rebuild would bring the chat back
@@ -341,6 +346,7 @@ class Core(Remembers):
         return await self.pool.run(chat, lambda s: s.resolve_world(world_id))
 
     async def close(self) -> None:
+        await self._answers.traces_stored()
         await self.pool.close()
         if self.inbound is not None:
             self.inbound.close()

@@ -3,6 +3,7 @@ when there is one (the extractive text otherwise), and store the trace."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from core.errors import LlmUnavailable
@@ -12,6 +13,7 @@ from core.models import Answer, EvidenceHit, Trace
 from core.pipeline.context import Context
 from core.pipeline.render import EXTRACTIVE_FACTS
 from core.pipeline.retrieve import Retriever
+from core.ports import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +25,8 @@ class Answerer(Retriever):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self._recent_language: dict[str, str] = {}  # chat -> its last message's language
+        self._traces: dict[str, list[Trace]] = {}  # answered, not yet stored
+        self._trace_writers: dict[str, asyncio.Task[None]] = {}
 
     async def language(self, chat: str, text: str) -> str:
         """The language of a message; the chat's recent language decides when the message
@@ -86,7 +90,48 @@ class Answerer(Retriever):
                 for h in got.evidence_hits
             ],
         )
-        await self.pool.run(
-            chat, lambda s: s.add_trace(trace.id, trace.model_dump_json(), trace.created_at)
-        )
+        self._keep_trace(chat, trace)
         return answer
+
+    # ------------------------------------------------------------------ traces
+    # A trace is stored after its answer is returned, not before: the write (a Kùzu statement
+    # and its commit, 2-4 ms at 10k facts) then overlaps the next question's embedding instead
+    # of adding to this one's latency, and the traces of questions asked meanwhile share one
+    # transaction. Readers wait for it (`traces_stored`): /why, forgetting a chat, close.
+    def _keep_trace(self, chat: str, trace: Trace) -> None:
+        self._traces.setdefault(chat, []).append(trace)
+        if chat not in self._trace_writers:
+            self._trace_writers[chat] = asyncio.get_running_loop().create_task(
+                self._store_traces(chat)
+            )
+
+    async def _store_traces(self, chat: str) -> None:
+        try:
+            while batch := self._traces.pop(chat, None):
+
+                def write(store: GraphStore, batch: list[Trace] = batch) -> None:
+                    with store.transaction():
+                        for tr in batch:
+                            store.add_trace(tr.id, tr.model_dump_json(), tr.created_at)
+
+                try:
+                    await self.pool.run(chat, write)
+                except Exception as exc:  # the answers were given; say what was not kept
+                    log.warning("chat=%s %d traces not stored: %s", chat, len(batch), exc)
+        finally:
+            self._trace_writers.pop(chat, None)
+
+    def adopt_traces(self, other: Answerer) -> None:
+        """Take over another answerer's unwritten traces (Core rebuilt its stages)."""
+        self._traces, self._trace_writers = other._traces, other._trace_writers
+
+    async def traces_stored(self, chat: str | None = None, *, drop: bool = False) -> None:
+        """Wait until the traces of answers given so far (in one chat, or all) are stored;
+        `drop`: forget the ones not yet written instead (the chat is being erased)."""
+        chats = [chat] if chat is not None else list(self._trace_writers)
+        for c in chats:
+            if drop:
+                self._traces.pop(c, None)
+            writer = self._trace_writers.get(c)
+            if writer is not None:
+                await asyncio.shield(writer)
