@@ -1,24 +1,41 @@
 """The regrouping job (issue 15): re-examine a chat's worlds with all their messages at hand.
 
 Live routing sees one message at a time and never revisits it; the job sees the whole chat
-and repeats, up to three rounds:
+and repeats, three rounds, starting from the worlds as they are:
 
-1. re-assign: each message is scored against every world (its own without it), averaged with
-   its neighbours in the chat within window_s (a chat comes in runs: the job's form of the
-   continuity bonus); it moves when another world scores higher and above the job line;
-2. merge: the most similar pair of worlds (size-aware, pair-level) while above the job line;
-3. split: each world of at least 2 * MIN_PART messages is cut in two by 2-means; the cut is
-   kept when the two halves' size-aware similarity is below the job line.
+1. merge (average linkage): the two groups whose mean pair cosine (every message of one with
+   every message of the other) is highest, while it is above the job line (cross + 0.3 *
+   gap) and the groups are not much tighter inside than they are close to each other
+   (mean pair cosine inside them minus between them < 0.8 * gap: their spread). The line
+   alone cannot keep homonym topics apart: Python code and a pet python have a mean pair
+   cosine of 0.26 with USE, far above the line, but 0.46 inside each;
+2. split: each group of at least 2 * MIN_PART messages is cut in two by 2-means; the cut is
+   kept when the halves are that much tighter inside than close to each other;
+3. re-assign (Viterbi over the chat): every message gets the group that maximises the sum of
+   its pair-level scores (against each group, its own without it) minus job_switch (0.8 *
+   gap) for each change of group between two messages within window_s. A chat comes in
+   runs; this is the job's form of the continuity bonus, and a lone stray cannot break a run.
+
+What each step buys, measured on the tuning part of tests/fixtures/worlds2 (bench/worlds.py)
+with USE (purity / cluster / worlds per topic, after the job): the previous job (smoothed
+re-assignment, size-aware centroid merge and split) 0.874 / 0.957 / 2.33; average linkage
+and Viterbi re-assignment 0.884 / 0.967 / 2.00 at a line of cross + 0.2 * gap; the spread
+condition is what keeps the homonym worlds of tests/worlds/test_regroup.py apart at the
+line of 0.3 (without it they merge), and with the job run while live routing has left young
+worlds (core.pipeline.maintenance.regroup_when_young) 0.970 / 0.977 / 1.58, both read in
+order and after the job. Tried and left: no split at all (1.50, but then a glued world is
+never cut), a split line on the halves' similarity alone (1.75 to 2.2: it cuts loose topics
+such as travel or programming into fragments that never merge back).
 
 The plan is applied through the store: the part of a world that stays keeps its id (the
 biggest share of each new group keeps the id it came from), a part that splits off gets a new
 world, a world left with nothing is merged into where most of it went (its id keeps resolving),
 facts and entities move with their messages (core/store/regroup.py). Offline names are then
-recomputed (core.world_names). Measured on the tuning part with USE (purity / cluster /
-worlds per topic): live 0.818 / 0.921 / 3.50, after the job 0.868 / 0.970 / 2.50.
+recomputed (core.world_names).
 
-Cost: the last MAX_MESSAGES messages are re-embedded (the text alone, as routing does) and
-clustered in numpy; the chat's lock is held only to read them and to apply the plan.
+Cost: the last MAX_MESSAGES messages' routing vectors (the text alone, kept from ingest in a
+bounded cache, embedded again only when missing) clustered in numpy; the chat's lock is held
+only to read them and to apply the plan.
 """
 
 from __future__ import annotations
@@ -34,6 +51,7 @@ from core.ports import GraphStore
 from core.rows import WorldRow
 from core.worlds import WorldParams, size_factor
 
+SHRINK = 2.0  # pairs' worth of the model's `same` in a group's spread (one message: no pairs)
 MIN_PART = 3  # a split leaves at least this many messages on each side
 ROUNDS = 3
 MAX_MESSAGES = 2000  # the newest messages the job re-examines (older ones stay where they are)
@@ -60,18 +78,64 @@ def _centroid_scores(x: Matrix, labels: npt.NDArray[np.int64], k: int, same: flo
     return scores
 
 
-def _smooth(scores: Matrix, ts: npt.NDArray[np.float64], p: WorldParams) -> Matrix:
-    """Average each message's scores with its chat neighbours' within the window."""
-    total = scores.copy()
-    weight = np.ones(len(scores))
-    near = np.abs(np.diff(ts)) <= p.window_s
-    for shift, mask in ((1, near), (-1, near)):
-        idx = np.nonzero(mask)[0]
-        src, dst = (idx, idx + 1) if shift == 1 else (idx + 1, idx)
-        total[dst] += p.job_smoothing * scores[src]
-        weight[dst] += p.job_smoothing
-    out: Matrix = total / weight[:, None]
-    return out
+def _segments(scores: Matrix, ts: npt.NDArray[np.float64], p: WorldParams) -> Matrix:
+    """Best labels for the whole chat (Viterbi): the sum of each message's score for its group,
+    minus p.job_switch for each change of group between two messages within window_s (a chat
+    comes in runs: the job's form of the continuity bonus; after a longer pause a change is
+    free). Returns the labels as a one-column matrix of group numbers."""
+    n, k = scores.shape
+    near = np.r_[False, np.diff(ts) <= p.window_s]
+    back = np.zeros((n, k), dtype=np.int64)
+    value = scores[0].copy()
+    stay = np.arange(k)
+    for i in range(1, n):
+        best = int(value.argmax())
+        switch = value[best] - (p.job_switch if near[i] else 0.0)
+        back[i] = np.where(value >= switch, stay, best)
+        value = np.maximum(value, switch) + scores[i]
+    out = np.zeros(n, dtype=np.int64)
+    out[-1] = int(value.argmax())
+    for i in range(n - 1, 0, -1):
+        out[i - 1] = back[i, out[i]]
+    return out[:, None].astype(np.float64)
+
+
+def _pair_means(
+    x: Matrix, labels: npt.NDArray[np.int64], k: int, same: float
+) -> tuple[Matrix, npt.NDArray[np.float64]]:
+    """(between, within): the mean pair cosine of every two groups (average linkage) and, for
+    each pair of groups, the mean pair cosine inside them (their spread), pooled over their
+    pairs and shrunk towards the model's `same` for groups of one or two messages."""
+    sums = np.zeros((k, x.shape[1]))
+    np.add.at(sums, labels, x)
+    n = np.bincount(labels, minlength=k).astype(np.float64)
+    between: Matrix = (sums @ sums.T) / np.outer(n, n)
+    pairs = n * (n - 1.0)
+    inner = np.einsum("ij,ij->i", sums, sums) - n  # sum of the pair cosines inside each group
+    within = (inner[:, None] + inner[None, :] + SHRINK * same) / (
+        pairs[:, None] + pairs[None, :] + SHRINK
+    )
+    return between, within
+
+
+def _merge_average(
+    x: Matrix, labels: npt.NDArray[np.int64], line: float, same: float, spread: float
+) -> npt.NDArray[np.int64]:
+    """Average linkage: merge the two groups whose mean pair cosine is highest, while it is
+    above the line and no more than `spread` below the mean pair cosine inside them (two
+    topics that happen to be related, gardening and cooking, are each tighter than they are
+    close to each other; two fragments of one loose topic are not)."""
+    while True:
+        labels, k = _relabel(labels)
+        if k < 2:
+            return labels
+        between, within = _pair_means(x, labels, k, same)
+        sim = np.where(within - between < spread, between, -np.inf)
+        np.fill_diagonal(sim, -np.inf)
+        i, j = np.unravel_index(int(np.argmax(sim)), sim.shape)
+        if sim[i, j] <= line:
+            return labels
+        labels[labels == j] = i
 
 
 def _relabel(labels: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], int]:
@@ -98,55 +162,41 @@ def _two_means(y: Matrix, rng: np.random.Generator) -> npt.NDArray[np.int64] | N
     return None if best is None else best[1]
 
 
+def _split(x: Matrix, labels: npt.NDArray[np.int64], same: float, spread: float) -> None:
+    """Cut each group of at least 2 * MIN_PART messages in two by 2-means; keep the cut when
+    the halves are as far apart as two topics are: their mean pair cosine below the split
+    line (in place)."""
+    rng = np.random.default_rng(0)
+    nxt = int(labels.max()) + 1
+    for group in range(int(labels.max()) + 1):
+        idx = np.nonzero(labels == group)[0]
+        if len(idx) < 2 * MIN_PART:
+            continue
+        lab = _two_means(x[idx], rng)
+        if lab is None:
+            continue
+        between, within = _pair_means(x[idx], lab, 2, same)
+        if within[0, 1] - between[0, 1] >= spread:
+            small = 0 if (lab == 0).sum() < (lab == 1).sum() else 1
+            labels[idx[lab == small]] = nxt
+            nxt += 1
+
+
 def plan(labels_in: list[str], ts: npt.NDArray[np.float64], x: Matrix, p: WorldParams) -> list[int]:
     """Group numbers for the messages (rows of x, unit vectors, oldest first)."""
     names = list(dict.fromkeys(labels_in))  # by first message: the same chat, the same plan
     index = {w: i for i, w in enumerate(names)}
     labels = np.array([index[w] for w in labels_in], dtype=np.int64)
     same, line = p.pair_prior, p.job_similarity
-    rng = np.random.default_rng(0)
     for _ in range(ROUNDS):
+        labels = _merge_average(x, labels, line, same, p.job_spread)
+        _split(x, labels, same, p.job_spread)
         labels, k = _relabel(labels)
-        raw = _centroid_scores(x, labels, k, same)
+        scores = _centroid_scores(x, labels, k, same)
         alone = np.bincount(labels, minlength=k)[labels] == 1
-        raw[np.arange(len(x))[alone], labels[alone]] = line  # a lone message: "at the line"
-        scores = _smooth(raw, ts, p)
-        best = scores.argmax(1)
-        better = (best != labels) & (scores[np.arange(len(x)), best] >= line)
-        labels = np.where(better, best, labels)
-        while True:  # merge the most similar pair above the line
-            labels, k = _relabel(labels)
-            if k < 2:
-                break
-            sums = np.zeros((k, x.shape[1]))
-            np.add.at(sums, labels, x)
-            n = np.bincount(labels, minlength=k).astype(np.float64)
-            unit = sums / np.linalg.norm(sums, axis=1, keepdims=True)
-            g = size_factor(n, same)
-            sim = (unit @ unit.T) / np.outer(g, g)
-            np.fill_diagonal(sim, -np.inf)
-            i, j = np.unravel_index(int(np.argmax(sim)), sim.shape)
-            if sim[i, j] <= line:
-                break
-            labels[labels == j] = i
-        nxt = int(labels.max()) + 1
-        for group in range(int(labels.max()) + 1):
-            idx = np.nonzero(labels == group)[0]
-            if len(idx) < 2 * MIN_PART:
-                continue
-            lab = _two_means(x[idx], rng)
-            if lab is None:
-                continue
-            halves = [x[idx[lab == h]].sum(0) for h in (0, 1)]
-            sizes = [float((lab == h).sum()) for h in (0, 1)]
-            cos = float(halves[0] @ halves[1]) / float(
-                np.linalg.norm(halves[0]) * np.linalg.norm(halves[1])
-            )
-            sep = cos / float(size_factor(sizes[0], same) * size_factor(sizes[1], same))
-            if sep < line:
-                small = 0 if sizes[0] < sizes[1] else 1
-                labels[idx[lab == small]] = nxt
-                nxt += 1
+        scores[np.nonzero(alone)[0], labels[alone]] = line  # a lone message: "at the line"
+        labels = _segments(scores, ts, p)[:, 0].astype(np.int64)
+    labels = _merge_average(x, labels, line, same, p.job_spread)
     return [int(v) for v in _relabel(labels)[0]]
 
 

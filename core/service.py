@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Literal
 
 from core import durable
@@ -50,7 +51,7 @@ from core.ports import (
     MessageHandled,
     Remembers,
 )
-from core.worlds import params_for, world_maturity
+from core.worlds import kind_clash, params_for, world_maturity, world_of_its_own
 from ontology import Ontology
 
 log = logging.getLogger(__name__)
@@ -123,9 +124,19 @@ class Core(Remembers):
 
     # ================================================================== ingest
     async def remember_message(self, chat: str, message: IncomingMessage) -> IngestResult:
-        """Store the message first, then extract, validate, resolve and write its facts.
+        """Store the message first, then extract, validate, resolve and write its facts; then
+        regroup the chat's worlds when live routing has left several young ones.
         (`remember(chat, author=..., text=...)`, its keyword form, comes from ports.Remembers.)"""
-        return await self._ingest.remember(chat, message)
+        result = await self._ingest.remember(chat, message)
+        if (
+            result.message_id
+            and not result.duplicate
+            and await self._maintenance.regroup_when_young(chat)
+        ):
+            result.world = await self.pool.run(
+                chat, partial(_world_of, message_id=result.message_id)
+            )
+        return result
 
     async def remember_triple(
         self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
@@ -276,6 +287,9 @@ class Core(Remembers):
             source = item.sources[0] if item.sources else ""
             origin = store.messages([source]) if source else []
             world = origin[0].world if origin else next(iter(store.worlds), "")
+            names = [(triple.subject, triple.subject_kind), (triple.object, triple.object_kind)]
+            if origin and kind_clash(store, world, names):  # the name's other meaning
+                world = world_of_its_own(store, source, self.clock.now()) or world
             result = self._ingest.write_triples(store, [triple], source=source, world=world)
             return result.stored[0] if result.stored else None
 
@@ -360,6 +374,11 @@ def _ingest_kind(result: IngestResult) -> Literal["remembered", "noted"]:
 
 
 __all__ = ["Core", "CoreConfig", "SystemClock", "decayed_confidence", "render_ingest_text"]
+
+
+def _world_of(store: GraphStore, message_id: str) -> str:
+    rows = store.messages([message_id])
+    return store.resolve_world(rows[0].world) if rows else ""
 
 
 def _implements_ports(core: Core) -> tuple[ChatMemory, CoreApi]:

@@ -12,7 +12,9 @@ the two, so one code path serves any model (issue 15; no per-model table):
     base        cross + 0.50 * gap   join a world / be born
     merge       cross + 0.50 * gap   inline merge of the world that just grew
     continuity  0.50 * gap           bonus of the previous message's world within window_s
-    job         cross + 0.40 * gap   the regrouping job's merge and split line (core.regroup)
+    job         cross + 0.30 * gap   the regrouping job's merge line (average linkage)
+    spread      0.80 * gap           the job keeps apart groups this much tighter than close
+    switch      0.80 * gap           the job's cost of a change of world within window_s
     step        0.25 * gap           the seed's maturity rise, kept in the model's scale
     margin      0.50 * gap           a question closer than this to two worlds searches several
 
@@ -29,7 +31,9 @@ cluster / worlds per topic, read in order):
     + inline merge                              0.709 / 0.848 /  5.8
     + continuity                                0.818 / 0.921 /  3.5   chat comes in runs
     + entity pull (+0.05)                       no change: left off
-    + the regrouping job (core.regroup)         0.868 / 0.970 /  2.5
+    + the regrouping job (core.regroup)         0.868 / 0.970 /  2.5   (the previous job)
+    + the new job, also run at once while live routing has left young_worlds (3) worlds of
+      fewer than 3 messages                     0.970 / 0.977 / 1.58   live and after the job
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.calibration import Calibration, calibrate
-from core.language import STOPWORDS, key_tokens, tokens
+from core.language import STOPWORDS, clean_name, key_tokens, name_key, tokens
 from core.ports import Embedder, GraphStore, Vector
 from core.rows import WorldRow
 
@@ -63,13 +67,16 @@ class WorldParams:
     margin: float = 0.05
     question_worlds: int = 3
     job_similarity: float = 0.94  # the regrouping job's merge/split line (pair-level)
-    job_smoothing: float = 1.0  # weight of a message's neighbours (within window_s) in the job
+    job_switch: float = 0.0  # the job's cost of a change of world within window_s (pair-level)
+    job_spread: float = 1.0  # the job keeps apart groups this much tighter inside than apart
+    young_worlds: int = 0  # this many worlds of < 3 messages run the job at once (0: never)
 
 
 REFERENCE = WorldParams()
+YOUNG_WORLDS = 3  # see core.pipeline.maintenance.regroup_when_young
 # model-free fractions of the calibrated gap (see the module docstring)
-BASE_AT, MERGE_AT, JOB_AT = 0.50, 0.50, 0.40
-CONTINUITY_OF, STEP_OF, MARGIN_OF = 0.50, 0.25, 0.50
+BASE_AT, MERGE_AT, JOB_AT = 0.50, 0.50, 0.30
+CONTINUITY_OF, STEP_OF, MARGIN_OF, SWITCH_OF, SPREAD_OF = 0.50, 0.25, 0.50, 0.80, 0.80
 
 
 def from_calibration(cal: Calibration, **overrides: Any) -> WorldParams:
@@ -87,7 +94,9 @@ def from_calibration(cal: Calibration, **overrides: Any) -> WorldParams:
         margin=MARGIN_OF * gap,
         question_worlds=3,
         job_similarity=cal.cross + JOB_AT * gap,
-        job_smoothing=1.0,
+        job_switch=SWITCH_OF * gap,
+        job_spread=SPREAD_OF * gap,
+        young_worlds=YOUNG_WORLDS,
     )
     given = {k: v for k, v in overrides.items() if v is not None}
     return replace(params, **given) if given else params
@@ -217,6 +226,32 @@ def _newborn(store: GraphStore, emb: Vector, text: str, now: datetime) -> WorldR
         last_active=now,
         merged_into="",
     )
+
+
+def kind_clash(store: GraphStore, world: str, names: list[tuple[str, str]]) -> bool:
+    """Whether the world already knows one of the (name, kind) pairs as another kind."""
+    for name, kind in names:
+        eid = store.by_key.get((world, name_key(clean_name(name))))
+        ent = store.entities.get(eid) if eid else None
+        if ent is not None and not ent.ident and ent.kind != kind:
+            return True
+    return False
+
+
+def world_of_its_own(store: GraphStore, message_id: str, now: datetime) -> str:
+    """A person approved a fact that clashes with what its message's world calls a name
+    ("Jakarta is located in Java" where Java is a language): the message is the other
+    meaning, so it moves to a new world of its own (with its facts) and the name there is
+    another entity (issue 15). Returns the new world's id ("" when the message is unknown)."""
+    rows = store.messages([message_id])
+    vec = store.message_vectors.vector(message_id)
+    if not rows or vec is None:
+        return ""
+    world = _newborn(store, np.asarray(vec, dtype=np.float32), rows[0].text, now)
+    world.access_count = 1
+    store.upsert_world(world)
+    store.move_messages([message_id], world.id, now)
+    return world.id
 
 
 def absorb(store: GraphStore, world: WorldRow, emb: Vector, *, now: datetime) -> None:

@@ -6,6 +6,8 @@ retrieve, answer, maintenance), as graphiti bundles its driver, embedder and LLM
 from __future__ import annotations
 
 import asyncio
+import hashlib
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +25,30 @@ from core.seeds import seed_cutoff
 from core.texts import t
 from core.worlds import WorldParams
 from ontology import Ontology
+
+
+class RouteVectors:
+    """The routing vectors (the text alone) of recent messages, so the regrouping job, run
+    often while a chat has young worlds, embeds only what it has not seen. Keyed by a hash of
+    the text (no message text kept here); bounded, oldest dropped first."""
+
+    def __init__(self, limit: int = 8192) -> None:
+        self.limit = limit
+        self._vectors: OrderedDict[bytes, np.ndarray[Any, np.dtype[np.float32]]] = OrderedDict()
+
+    @staticmethod
+    def _key(text: str) -> bytes:
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+    def put(self, text: str, vector: np.ndarray[Any, np.dtype[np.float32]]) -> None:
+        key = self._key(text)
+        self._vectors[key] = vector
+        self._vectors.move_to_end(key)
+        while len(self._vectors) > self.limit:
+            self._vectors.popitem(last=False)
+
+    def get(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]] | None:
+        return self._vectors.get(self._key(text))
 
 
 @dataclass(frozen=True)
@@ -44,6 +70,7 @@ class Context:
     surface_forms: list[str] = field(init=False)  # the predicates' surface forms, as written
     name_rules: NameRules = field(init=False)  # the legal forms name keys ignore
     seed_cutoff: float = field(init=False)  # configured, or read from the model (core/seeds.py)
+    route_vectors: RouteVectors = field(init=False, default_factory=RouteVectors)
 
     def __post_init__(self) -> None:
         ontology = self.ontology
@@ -115,3 +142,17 @@ class Stage:
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
         return await asyncio.to_thread(self.embedder.embed, list(texts))
+
+    async def route_vectors(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """Routing vectors of texts, embedding only those not seen recently."""
+        cache = self.ctx.route_vectors
+        missing = [t for t in dict.fromkeys(texts) if cache.get(t) is None]
+        if missing:
+            for text, vec in zip(missing, await self.embed(missing), strict=True):
+                cache.put(text, vec)
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        found = [cache.get(t) for t in texts]
+        if any(v is None for v in found):  # more texts than the cache holds: embed them all
+            return await self.embed(texts)
+        return np.stack([v for v in found if v is not None])

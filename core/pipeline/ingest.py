@@ -56,6 +56,7 @@ class Ingest(Writer):
             emb = (await self.embed([f"{author}: {text}"]))[0]
             return emb, emb
         both = await self.embed([f"{author}: {text}", text])
+        self.ctx.route_vectors.put(text, both[1])  # for the regrouping job (core.regroup)
         return both[0], both[1]
 
     async def name_world(self, chat: str, stored: IngestResult, text: str) -> None:

@@ -63,3 +63,36 @@ async def test_same_name_with_another_kind_in_another_world_is_another_entity(
     javas = {e["world"]: e["kind"] for e in data["entities"] if e["name"] == "Java"}
     assert set(javas) == {code.world, trip.world}
     assert javas[trip.world] == "place" and javas[code.world] != "place"
+
+
+async def test_approving_a_kind_conflict_stores_it_as_the_names_other_meaning(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    core = build_core(tmp_path / "d", HashEmbedder(), ontology, world_mode="single")
+    chat = "tg:kinds3"
+    try:
+        code = await core.remember(chat, author="a", text="The billing service uses Java")
+        said = await core.remember(chat, author="a", text="Jakarta is located in Java")
+        waiting = (await core.pending(chat))[0]
+        assert "in this world" in waiting.reason
+
+        fact = await core.review(chat, waiting.id, approve=True)
+        assert fact is not None  # stored, not sent back to the queue
+        assert fact.predicate == "LOCATED_IN"
+        assert await core.pending(chat) == []
+        data = await core.export(chat)
+        javas = {e["world"]: e["kind"] for e in data["entities"] if e["name"] == "Java"}
+        assert len(javas) == 2, javas  # two meanings, two entities, two worlds
+        assert javas[code.world] != "place"
+        island = next(w for w, k in javas.items() if k == "place")
+        assert fact.world == island
+        # the message went with its fact; the code fact stayed where it was
+        world_of = {m["id"]: m["world"] for m in data["messages"]}
+        assert world_of[said.message_id] == island
+        assert world_of[code.message_id] == code.world
+        facts = await core.facts(chat)
+        uses = next(f for f in facts if f.predicate == "USES")
+        assert uses.world == code.world
+        assert {s for f in facts if f.world == island for s in f.sources} == {said.message_id}
+    finally:
+        await core.close()
