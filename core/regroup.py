@@ -61,9 +61,7 @@ Matrix = npt.NDArray[np.float64]
 
 def _centroid_scores(x: Matrix, labels: npt.NDArray[np.int64], k: int, same: float) -> Matrix:
     """Pair-level score of every message against every group, its own group without it."""
-    sums = np.zeros((k, x.shape[1]))
-    np.add.at(sums, labels, x)
-    n = np.bincount(labels, minlength=k).astype(np.float64)
+    sums, n = _sums(x, labels, k)
     dots = x @ sums.T  # (messages, groups)
     sq = np.einsum("ij,ij->i", sums, sums)
     own = np.arange(len(x)), labels
@@ -100,22 +98,27 @@ def _segments(scores: Matrix, ts: npt.NDArray[np.float64], p: WorldParams) -> Ma
     return out[:, None].astype(np.float64)
 
 
-def _pair_means(
-    x: Matrix, labels: npt.NDArray[np.int64], k: int, same: float
+def _pair_stats(
+    dots: Matrix, n: npt.NDArray[np.float64], same: float
 ) -> tuple[Matrix, npt.NDArray[np.float64]]:
-    """(between, within): the mean pair cosine of every two groups (average linkage) and, for
-    each pair of groups, the mean pair cosine inside them (their spread), pooled over their
-    pairs and shrunk towards the model's `same` for groups of one or two messages."""
-    sums = np.zeros((k, x.shape[1]))
-    np.add.at(sums, labels, x)
-    n = np.bincount(labels, minlength=k).astype(np.float64)
-    between: Matrix = (sums @ sums.T) / np.outer(n, n)
+    """(between, within) from the groups' sums' dot products (dots) and sizes (n): the mean pair
+    cosine of every two groups (average linkage) and, for each pair of groups, the mean pair
+    cosine inside them (their spread), pooled over their pairs and shrunk towards the model's
+    `same` for groups of one or two messages."""
+    between: Matrix = dots / np.outer(n, n)
     pairs = n * (n - 1.0)
-    inner = np.einsum("ij,ij->i", sums, sums) - n  # sum of the pair cosines inside each group
+    inner = np.diag(dots) - n  # sum of the pair cosines inside each group (unit vectors)
     within = (inner[:, None] + inner[None, :] + SHRINK * same) / (
         pairs[:, None] + pairs[None, :] + SHRINK
     )
     return between, within
+
+
+def _sums(
+    x: Matrix, labels: npt.NDArray[np.int64], k: int
+) -> tuple[Matrix, npt.NDArray[np.float64]]:
+    sums: Matrix = (np.arange(k)[:, None] == labels[None, :]).astype(np.float64) @ x
+    return sums, np.bincount(labels, minlength=k).astype(np.float64)
 
 
 def _merge_average(
@@ -125,17 +128,27 @@ def _merge_average(
     above the line and no more than `spread` below the mean pair cosine inside them (two
     topics that happen to be related, gardening and cooking, are each tighter than they are
     close to each other; two fragments of one loose topic are not)."""
-    while True:
-        labels, k = _relabel(labels)
-        if k < 2:
-            return labels
-        between, within = _pair_means(x, labels, k, same)
+    labels, k = _relabel(labels)
+    sums, n = _sums(x, labels, k)
+    dots = sums @ sums.T
+    alive = np.ones(k, dtype=bool)
+    while alive.sum() >= 2:
+        between, within = _pair_stats(dots, n, same)
         sim = np.where(within - between < spread, between, -np.inf)
+        sim[~alive] = -np.inf
+        sim[:, ~alive] = -np.inf
         np.fill_diagonal(sim, -np.inf)
         i, j = np.unravel_index(int(np.argmax(sim)), sim.shape)
         if sim[i, j] <= line:
-            return labels
+            break
+        sums[i] += sums[j]
+        n[i] += n[j]
+        n[j] = 1.0  # dead: kept finite
+        alive[j] = False
+        dots[i, :] = sums @ sums[i]
+        dots[:, i] = dots[i, :]
         labels[labels == j] = i
+    return _relabel(labels)[0]
 
 
 def _relabel(labels: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], int]:
@@ -175,7 +188,8 @@ def _split(x: Matrix, labels: npt.NDArray[np.int64], same: float, spread: float)
         lab = _two_means(x[idx], rng)
         if lab is None:
             continue
-        between, within = _pair_means(x[idx], lab, 2, same)
+        sums, n = _sums(x[idx], lab, 2)
+        between, within = _pair_stats(sums @ sums.T, n, same)
         if within[0, 1] - between[0, 1] >= spread:
             small = 0 if (lab == 0).sum() < (lab == 1).sum() else 1
             labels[idx[lab == small]] = nxt

@@ -3,6 +3,7 @@ LLM extractions. bot/jobs.py schedules them through Core."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime, timedelta
 from functools import partial
@@ -83,7 +84,7 @@ class Maintenance(Stage):
             return {"moved": 0, "split": 0, "merged": 0}
         x = (await self.route_vectors([r[3] for r in rows])).astype(np.float64)
         ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
-        groups = plan([r[1] for r in rows], ts, x, self.world_params)
+        groups = await asyncio.to_thread(plan, [r[1] for r in rows], ts, x, self.world_params)
         now = self.clock.now()
         ids, old = [r[0] for r in rows], [r[1] for r in rows]
 

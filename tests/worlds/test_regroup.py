@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from bot.jobs import run_jobs_once
 from bot.settings import Settings
 from core.ports import Embedder
@@ -134,3 +136,55 @@ def test_offline_names_are_the_words_that_set_a_world_apart() -> None:
     assert "code" in names["a"].split()
     assert "snake" in names["b"].split()
     assert "python" not in names["a"].split()[:1]  # shared by both worlds: not first
+
+
+JAVA_CODE = [
+    "The billing service is written in Java with Spring Boot",
+    "O serviço de relatórios usa Java 21 e Gradle",
+    "Сервис платежей написан на Java и использует Kafka",
+    "The Java build fails because of a missing Maven dependency",
+    "Precisamos atualizar o Java do servidor de CI",
+    "На Java этот модуль занял бы втрое больше строк",
+]
+JAVA_ISLAND = [
+    "Java is an island in Indonesia, Jakarta is located on Java",
+    "We climbed the Bromo volcano on Java at sunrise",
+    "A ilha de Java tem vulcões e plantações de arroz",
+    "Ява — остров в Индонезии, там много вулканов",
+    "The ferry from Java to Bali takes about an hour",
+    "Em Java comemos nasi goreng todos os dias da viagem",
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not met (issue 15): with USE the Java-code and Java-island messages are 0.25 apart "
+    "on average and 0.38 inside each, 0.71 of the calibrated gap; the job keeps worlds apart "
+    "at 0.8 (python code/snake: 1.13), so live routing's one world is never split",
+)
+async def test_java_language_and_java_island_live_apart_with_default_settings(
+    world_core: Core, clock: ManualClock
+) -> None:
+    chat = "tg:java"
+    await _tell(world_core, chat, clock, JAVA_CODE)
+    clock.advance(hours=5)
+    await _tell(world_core, chat, clock, JAVA_ISLAND)
+    await run_jobs_once(world_core, Settings())
+    data = await world_core.export(chat)
+    world_of = {m["text"]: m["world"] for m in data["messages"]}
+    assert len({world_of[t] for t in JAVA_CODE}) == 1
+    assert len({world_of[t] for t in JAVA_ISLAND}) == 1
+    code_w, island_w = world_of[JAVA_CODE[0]], world_of[JAVA_ISLAND[0]]
+    assert code_w != island_w
+    javas = [e for e in data["entities"] if e["name"].lower() == "java"]
+    assert {e["world"] for e in javas} <= {code_w, island_w}
+    assert len({e["id"] for e in javas}) == len({e["world"] for e in javas})  # one per world
+    msg_world = {m["id"]: m["world"] for m in data["messages"]}
+    for question in ("Which volcano did we climb on Java?", "Que vulcões tem a ilha de Java?"):
+        ans = await world_core.ask(chat, question)
+        assert island_w in ans.worlds and code_w not in ans.worlds, question
+        assert all(f.world == island_w for f in ans.facts), question
+        assert code_w not in {msg_world[i] for i in ans.evidence}, question
+    ans = await world_core.ask(chat, "Which service is written in Java?")
+    assert code_w in ans.worlds and island_w not in ans.worlds
+    assert all(f.world == code_w for f in ans.facts)
