@@ -125,12 +125,12 @@ class Core(Remembers):
     # ================================================================== ingest
     async def remember_message(self, chat: str, message: IncomingMessage) -> IngestResult:
         """Store the message first, then extract, validate, resolve and write its facts; then
-        regroup the chat's worlds when live routing has left several young ones.
+        regroup the chat's worlds when this message started a world and live routing has left
+        several young ones.
         (`remember(chat, author=..., text=...)`, its keyword form, comes from ports.Remembers.)"""
         result = await self._ingest.remember(chat, message)
         if (
-            result.message_id
-            and not result.duplicate
+            result.world_born  # at most one run per new world: its cost stays bounded
             and await self._maintenance.regroup_when_young(chat)
         ):
             result.world = await self.pool.run(
