@@ -144,7 +144,8 @@ async def run_stream(
 
 def ladder(calibrated: WorldParams) -> list[tuple[str, WorldParams, bool]]:
     """Each step adds one helper to the calibrated threshold (run on the tuning part)."""
-    plain = replace(calibrated, pair_prior=0.0, merge_inline=False, continuity=0.0, entity_pull=0.0)
+    live_only = replace(calibrated, young_worlds=0)  # the job only when the bench runs it
+    plain = replace(live_only, pair_prior=0.0, merge_inline=False, continuity=0.0, entity_pull=0.0)
     return [
         ("seed rule (base 0.60, step 0.10, plain cosine)", REFERENCE, False),
         (f"calibrated threshold ({calibrated.base:.3f})", plain, False),
@@ -158,8 +159,10 @@ def ladder(calibrated: WorldParams) -> list[tuple[str, WorldParams, bool]]:
             replace(plain, pair_prior=calibrated.pair_prior, merge_inline=True),
             False,
         ),
-        (f"+ continuity (+{calibrated.continuity:.3f})", calibrated, False),
-        ("+ entity pull (+0.05)", replace(calibrated, entity_pull=0.05), False),
+        (f"+ continuity (+{calibrated.continuity:.3f})", live_only, False),
+        ("+ entity pull (+0.05)", replace(live_only, entity_pull=0.05), False),
+        ("+ the regrouping job once, at the end", live_only, True),
+        ("+ the job also run from the message path (default)", calibrated, False),
         ("default + regrouping job", calibrated, True),
     ]
 

@@ -31,9 +31,10 @@ cluster / worlds per topic, read in order):
     + inline merge                              0.709 / 0.848 /  5.8
     + continuity                                0.818 / 0.921 /  3.5   chat comes in runs
     + entity pull (+0.05)                       no change: left off
-    + the regrouping job (core.regroup)         0.868 / 0.970 /  2.5   (the previous job)
-    + the new job, also run at once while live routing has left young_worlds (3) worlds of
-      fewer than 3 messages                     0.970 / 0.977 / 1.58   live and after the job
+    + the regrouping job once, at the end       0.887 / 0.964 / 2.33   (core.regroup; the
+      previous job gave 0.868 / 0.970 / 2.5)
+    + the job also run from the message path    0.970 / 0.977 / 1.58   after a message that
+      started a world while young_worlds (3) worlds hold fewer than 3 messages each
 """
 
 from __future__ import annotations

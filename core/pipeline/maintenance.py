@@ -106,7 +106,7 @@ class Maintenance(Stage):
 
         What it buys, measured on the tuning part of tests/fixtures/worlds2 with USE (purity /
         cluster / worlds per topic, the stream read in order, with the job of core.regroup):
-        0.887 / 0.960 / 2.25 without, 0.970 / 0.977 / 1.58 with. Core.remember_message asks
+        0.887 / 0.964 / 2.33 without, 0.970 / 0.977 / 1.58 with. Core.remember_message asks
         only after a message that started a world, so it runs at most once per new world
         (same figures with USE as asking after every message; re-embedding is avoided by the
         routing vectors kept at ingest)."""
