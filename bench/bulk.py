@@ -295,7 +295,9 @@ def du_kb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024
 
 
-async def bench_disk(n: int) -> None:
+async def bench_disk(n: int, chats: int = 1) -> None:
+    """n messages over `chats` chats (sharing the shard databases), then 10 checkpoints
+    without writes: bytes per message, and growth from checkpoints alone."""
     from bench.run import make_core
 
     root = scratch_dir()
@@ -303,18 +305,18 @@ async def bench_disk(n: int) -> None:
     marks = {n // 4, n // 2, n}
     sizes = []
     for i, (text, _) in enumerate(stream(21, n, question_every=0), start=1):
-        await core.remember("disk", author=PEOPLE[i % len(PEOPLE)], text=text)
+        await core.remember(f"disk{i % chats}", author=PEOPLE[i % len(PEOPLE)], text=text)
         if i in marks:
-            await core.pool.run("disk", lambda s: s.checkpoint())
+            await core.pool.run("disk0", lambda s: s.checkpoint())
             sizes.append((i, du_kb(root / "shards")))
     for _ in range(10):  # checkpoints and re-opens with no new data
-        await core.pool.run("disk", lambda s: (s.detach(), s.attach()))
+        await core.pool.run("disk0", lambda s: (s.detach(), s.attach()))
     idle = du_kb(root / "shards")
     await core.close()
     closed = du_kb(root / "shards")
     grow = ", ".join(f"{k} msgs {kb / 1024:.1f} MB" for k, kb in sizes)
     print(
-        f"disk, one chat: {grow}; {closed / n:.1f} KB per message at {n} (target <= 10); "
+        f"disk, {chats} chat(s): {grow}; {closed / n:.1f} KB per message at {n} (target <= 10); "
         f"after 10 checkpoints with no writes {idle / 1024:.1f} MB, closed {closed / 1024:.1f} MB"
     )
 
@@ -325,6 +327,7 @@ async def main() -> None:
     ap.add_argument("--messages", type=int, default=10000)
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--disk-messages", type=int, default=1000)
+    ap.add_argument("--disk-chats", type=int, default=1, help="chats the disk messages go to")
     ap.add_argument("--compare", type=int, default=500, help="lines per kind for bench_paths")
     ap.add_argument(
         "--data", type=Path, help="data directory kept for the next run (its import is reused)"
@@ -342,7 +345,7 @@ async def main() -> None:
     if "ask" not in args.skip and imported:
         await bench_ask(data, args.questions)
     if "disk" not in args.skip:
-        await bench_disk(args.disk_messages)
+        await bench_disk(args.disk_messages, args.disk_chats)
     if "compare" not in args.skip:
         await bench_paths(args.compare)
 

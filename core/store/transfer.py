@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -249,6 +250,7 @@ def migrate_legacy(
             except RuntimeError as exc:
                 log.warning("chat database %s cannot be read (%s): left in place", folder, exc)
                 continue
+            delete_chat(shard, chat_tag(chat))  # what a crash half-way may have left
             load_chat(shard, dump)
             shard.add_chat(chat)
             folder.rename(folder.with_name(f"{folder.name}.migrated-{stamp}"))
@@ -270,7 +272,8 @@ def reshard(root: Path, shards: int, *, buffer_pool_bytes: int = 256 << 20) -> i
         raise FileNotFoundError(f"no shards in {root}")
     old_n = int(layout["shards"])
     new_root = root / "shards.new"
-    new_root.mkdir(exist_ok=False)
+    shutil.rmtree(new_root, ignore_errors=True)  # a copy a crash cut short; the originals stay
+    new_root.mkdir()
     write_json(new_root / "layout.json", {"shards": shards})
     targets: dict[int, ShardDb] = {}
     moved = 0

@@ -11,6 +11,7 @@ from pathlib import Path
 import kuzu
 
 from core.embedding import HashEmbedder
+from core.service import Core
 from core.store.pool import StorePool
 from ontology import Ontology
 from tests.conftest import build_core
@@ -125,3 +126,77 @@ async def test_schema_1_chat_is_migrated_without_loss(tmp_path: Path, ontology: 
     assert len(await again.pending("c")) == 1 and len(await again.worlds("c")) == 1
     assert await again.pool.run("c", lambda s: s.trace(answer.trace_id)) is not None
     await again.close()
+
+
+V2_RECORD = """CREATE NODE TABLE Record(id STRING PRIMARY KEY, kind STRING, key STRING,
+    created_at TIMESTAMP, body STRING, sources STRING[], topic STRING, centroid FLOAT[],
+    access_count INT64, last_active TIMESTAMP, merged_into STRING)"""
+
+
+def write_v2_chat(path: Path, embedder: HashEmbedder, obj: str) -> None:
+    """A chat as the last per-chat version wrote it: schema 2, four of the tables plus Record."""
+    path.mkdir(parents=True)
+    db = kuzu.Database(str(path / "graph.kz"), buffer_pool_size=64 << 20, max_db_size=1 << 32)
+    conn = kuzu.Connection(db)
+    for stmt in [s for s in V1_SCHEMA if "Message(" in s or "Entity(" in s or "REL" in s]:
+        conn.execute(stmt)
+    conn.execute(V2_RECORD)
+    ts = datetime(2026, 5, 1, 12, 0)
+    for key, value in (("schema", "2"), ("model", embedder.model_name), ("dim", str(embedder.dim))):
+        conn.execute(
+            "CREATE (:Record {id: $id, kind: 'meta', key: $k, body: $v})",
+            {"id": f"meta:{key}", "k": key, "v": value},
+        )
+    centroid = embedder.embed([f"checkout depends on {obj}"])[0].tolist()
+    conn.execute(
+        "CREATE (:Record {id: 'world:w0000001', kind: 'world', key: 'w0000001', topic: 'services',"
+        " centroid: $c, access_count: 1, created_at: $ts, last_active: $ts, merged_into: ''})",
+        {"c": centroid, "ts": ts},
+    )
+    conn.execute(
+        "CREATE (:Message {id: '1', seq: 1, author: 'ann', text: $t, ts: $ts, "
+        "world: 'w0000001', extraction: 'done', emb: $c})",
+        {"t": f"checkout depends on {obj}", "ts": ts, "c": centroid},
+    )
+    for eid, name in (("e_checkout", "checkout"), (f"e_{obj}", obj)):
+        conn.execute(
+            "CREATE (:Entity {id: $id, kind: 'service', name: $n, key: $n, aliases: [], "
+            "world: 'w0000001', ident: '', emb: $c, created_at: $ts})",
+            {"id": eid, "n": name, "c": embedder.embed([name])[0].tolist(), "ts": ts},
+        )
+        conn.execute(
+            "MATCH (m:Message {id: '1'}), (e:Entity {id: $id}) CREATE (m)-[:MENTIONS]->(e)",
+            {"id": eid},
+        )
+    conn.execute(
+        "MATCH (a:Entity {id: 'e_checkout'}), (b:Entity {id: $b}) "
+        "CREATE (a)-[:FACT {id: 'f1', predicate: 'DEPENDS_ON', confidence: 1.0, "
+        "status: 'active', valid_from: $ts, sources: ['1'], world: 'w0000001'}]->(b)",
+        {"ts": ts, "b": f"e_{obj}"},
+    )
+    conn.close()
+    db.close()
+
+
+async def test_per_chat_databases_move_into_one_shard_and_stay_apart(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """Two chats of the last per-chat version, with the same message, fact, entity and world
+    ids, land in the same shard; each keeps only its own."""
+    embedder = HashEmbedder()
+    probe = StorePool(tmp_path, dim=embedder.dim, model_name=embedder.model_name, shards=1)
+    for chat, obj in (("a", "payments"), ("b", "ledger")):
+        write_v2_chat(probe.legacy_path(chat), embedder, obj)
+        (probe.legacy_path(chat) / "chat.json").write_text(json.dumps({"chat": chat}))
+    pool = StorePool(tmp_path, dim=embedder.dim, model_name=embedder.model_name, shards=1)
+    assert pool.chats() == ["a", "b"]
+    core = Core(pool=pool, embedder=embedder, ontology=ontology)
+    for chat, obj in (("a", "payments"), ("b", "ledger")):
+        facts = await core.facts(chat)
+        assert [(f.subject, f.object, f.sources) for f in facts] == [("checkout", obj, ["1"])]
+        answer = await core.ask(chat, "What does checkout depend on?")
+        assert answer.paths == [["checkout", obj]]
+        assert [w.id for w in await core.worlds(chat)] == ["w0000001"]
+    await core.close()
+    kept = sorted(p.name.split(".")[1][:8] for p in (tmp_path / "chats").iterdir())
+    assert kept == ["migrated", "migrated"]  # both set aside, never deleted
