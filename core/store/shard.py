@@ -1,9 +1,19 @@
 """A shard: one Kùzu database holding many chats, opened once and kept open.
 
 Why shards and not one database per chat (issue 14, measured on kuzu 0.11.3): a database costs
-~20 MB of disk before its data and ~35-45 MB of RSS per open handle, so 50 busy chats either
-held 50 handles (1.9 GB peak) or re-opened handles on nearly every message (0.23-0.41x the
-throughput of one chat). A shard pays those fixed costs once for all of its chats.
+~6-8 MB of disk for its first rows (~1.1 MB per node table, ~2.1 MB per rel table), ~24 MB once
+its rel pages have been re-laid by a few checkpoints, and ~35-45 MB of RSS per open handle, so
+50 busy chats either held 50 handles (1.9 GB peak) or re-opened handles on nearly every message
+(0.23-0.41x the throughput of one chat). A shard pays those fixed costs once for all of its
+chats. Measured through Telegram (`python -m bench.load_telegram --quick`, README "Many chats
+at once"): 50 busy chats went from 0.32x to 0.86x / 0.70x (two runs) of one chat's throughput,
+question p95 9.1 s -> 2.5 / 4.3 s, and the data directory after the run from 3.6 GB to 89 MB.
+
+Why few shards (default 2): an open shard costs ~18 MB of RSS empty (~30 MB for the first, with
+the library) plus its buffer-pool pages, and the bot idles at ~550 MB with its model. In one pair
+of runs of that benchmark, 1 shard peaked at 626 MB and served 50 busy chats 10.6 msg/s, 2 shards
+682 MB and 14.6 msg/s (4 shards, another run: 794 MB). Two let two operations (a write on one
+shard, anything on the other) use the machine's two cores; one is the low-memory setting.
 
 Every node and edge carries its chat's tag (`chat`), every query filters on it through the
 `$chat` parameter, and every primary key is chat-scoped (`<tag>:<id>`), because platform
