@@ -8,11 +8,12 @@ ephemeral message that held the buttons, so a button cannot be pressed twice by 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
-from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from bot.slack.blocks import (
@@ -25,71 +26,84 @@ from bot.slack.blocks import (
     parse_review_value,
 )
 from bot.slack.commands import review_message
-from bot.slack.common import chat_key, keyword_only
 from bot.texts import LANGUAGES, t
+from core.contract import CoreApi
 from core.errors import NotFound
 
-if TYPE_CHECKING:
-    from core.contract import CoreApi
+
+@dataclass(frozen=True)
+class Press:
+    """One button press, with what its answer needs."""
+
+    action: dict[str, Any]
+    core: CoreApi
+    chat: str  # where the button was pressed, never from its value
+    user: str  # who pressed it
 
 
-def register_actions(app: AsyncApp, core: CoreApi) -> None:
-    async def on_forget_confirm(
-        *,
-        ack: AsyncAck,
-        action: dict[str, Any],
-        body: dict[str, Any],
-        respond: AsyncRespond,
-        context: AsyncBoltContext,
-    ) -> None:
-        await ack()
-        chat, user = chat_key(context), body["user"]["id"]
-        name, lang = parse_forget_value(action["value"])
-        if name is None:
-            await core.forget_chat(chat)
-            text = t("slack.forgot_all", lang, user=user)
+async def _forget_confirmed(press: Press) -> str:
+    core, chat, user = press.core, press.chat, press.user
+    name, lang = parse_forget_value(press.action["value"])
+    if name is None:
+        await core.forget_chat(chat)
+        return t("slack.forgot_all", lang, user=user)
+    try:
+        count = await core.forget_entity(chat, name)
+    except NotFound:
+        return t("slack.no_facts_about", lang, name=escape(name))
+    return t("slack.forgot_entity", lang, user=user, name=escape(name), count=count)
+
+
+async def _forget_cancelled(press: Press) -> str:
+    value = str(press.action.get("value"))
+    lang = value if value in LANGUAGES else "en"  # the cancel button carries the language
+    return t("slack.forget_cancelled", lang)
+
+
+async def _reviewed(press: Press) -> tuple[str, list[dict[str, Any]]]:
+    core, chat, user = press.core, press.chat, press.user
+    pending_id, lang = parse_review_value(press.action["value"])
+    approve = press.action["action_id"] == ACTION_REVIEW_APPROVE
+    try:
+        fact = await core.review(chat, pending_id, approve)
+    except NotFound:  # pressed twice, or reviewed by someone else meanwhile
+        note = t("slack.review_gone", lang)
+    else:
+        if approve and fact is not None:
+            note = t("slack.approved", lang, user=user, fact=escape(fact.sentence()))
         else:
-            try:
-                count = await core.forget_entity(chat, name)
-            except NotFound:
-                text = t("slack.no_facts_about", lang, name=escape(name))
-            else:
-                text = t("slack.forgot_entity", lang, user=user, name=escape(name), count=count)
-        await respond(text=text, replace_original=True)
+            note = t("slack.rejected", lang, user=user)
+    return await review_message(core, chat, lang, note=note)
 
-    async def on_forget_cancel(
-        *, ack: AsyncAck, action: dict[str, Any], respond: AsyncRespond
-    ) -> None:
-        await ack()
-        value = str(action.get("value"))
-        lang = value if value in LANGUAGES else "en"  # the cancel button carries the language
-        await respond(text=t("slack.forget_cancelled", lang), replace_original=True)
 
-    async def on_review(
-        *,
-        ack: AsyncAck,
-        action: dict[str, Any],
-        body: dict[str, Any],
-        respond: AsyncRespond,
-        context: AsyncBoltContext,
-    ) -> None:
-        await ack()
-        chat, user = chat_key(context), body["user"]["id"]
-        pending_id, lang = parse_review_value(action["value"])
-        approve = action["action_id"] == ACTION_REVIEW_APPROVE
-        try:
-            fact = await core.review(chat, pending_id, approve)
-        except NotFound:  # pressed twice, or reviewed by someone else meanwhile
-            note = t("slack.review_gone", lang)
-        else:
-            if approve and fact is not None:
-                note = t("slack.approved", lang, user=user, fact=escape(fact.sentence()))
-            else:
-                note = t("slack.rejected", lang, user=user)
-        text, blocks = await review_message(core, chat, lang, note=note)
+Answer = Callable[[Press], Awaitable[str | tuple[str, list[dict[str, Any]]]]]
+
+BUTTONS: dict[str, Answer] = {
+    ACTION_FORGET_CONFIRM: _forget_confirmed,
+    ACTION_FORGET_CANCEL: _forget_cancelled,
+    ACTION_REVIEW_APPROVE: _reviewed,
+    ACTION_REVIEW_REJECT: _reviewed,
+}
+
+
+async def on_button(
+    ack: AsyncAck,
+    action: dict[str, Any],
+    respond: AsyncRespond,
+    core: CoreApi,
+    chat: str,
+    user_id: str,
+) -> None:
+    """Every button of this module: its answer replaces the message that held the buttons.
+    Given `core` and `chat` by the app's `provide` middleware (app.py), `user_id` by Bolt."""
+    await ack()
+    answer = await BUTTONS[action["action_id"]](Press(action, core, chat, user_id))
+    if isinstance(answer, str):
+        await respond(text=answer, replace_original=True)
+    else:
+        text, blocks = answer
         await respond(text=text, blocks=blocks, replace_original=True)
 
-    app.action(ACTION_FORGET_CONFIRM)(keyword_only(on_forget_confirm))
-    app.action(ACTION_FORGET_CANCEL)(keyword_only(on_forget_cancel))
-    review_actions = f"^(?:{ACTION_REVIEW_APPROVE}|{ACTION_REVIEW_REJECT})$"
-    app.action(re.compile(review_actions))(keyword_only(on_review))
+
+def register_actions(app: AsyncApp) -> None:
+    app.action(re.compile(f"^(?:{'|'.join(map(re.escape, BUTTONS))})$"))(on_button)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
@@ -112,6 +113,22 @@ def admit_once(seen: SeenDeliveries, inbound: InboundLog | None = None) -> Any:
     return keyword_only(admit)
 
 
+def provide(core: CoreApi) -> Any:
+    """A global middleware: what listeners are given by parameter name through Bolt's context,
+    `core` (the core's contract) and `chat` (the core's key for the request's channel, when it
+    has one), so no listener reaches for them itself."""
+
+    async def inject(
+        context: AsyncBoltContext, next: Callable[[], Awaitable[BoltResponse | None]]
+    ) -> BoltResponse | None:
+        context["core"] = core
+        if context.channel_id and (context.team_id or context.enterprise_id):
+            context["chat"] = chat_key(context)
+        return await next()
+
+    return inject
+
+
 async def on_error(*, error: Exception, body: dict[str, Any], context: AsyncBoltContext) -> None:
     """The one error handler: a short message to the user, the cause in the log.
 
@@ -179,15 +196,15 @@ def build_slack_app(
         else {}
     )
     app.use(admit_once(SeenDeliveries(), core.inbound))
-    register_commands(app, core, command=command, progress_after=progress_after, extra=extra)
+    app.use(provide(core))
+    register_commands(app, command=command, progress_after=progress_after, extra=extra)
     register_messages(
         app,
-        core,
         command=command,
         progress_after=progress_after,
         people=people,
         unobserved=[leads] if leads else [],
     )
-    register_actions(app, core)
+    register_actions(app)
     app.error(keyword_only(on_error))
     return app

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
-from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -29,7 +28,7 @@ from bot.slack.blocks import (
     review_blocks,
     text_blocks,
 )
-from bot.slack.common import chat_key, keyword_only, respond_in_pages, with_progress
+from bot.slack.common import respond_in_pages, with_progress
 from bot.texts import t
 from bot.triples import MalformedTriple, explicit_triple
 from core.errors import NotFound
@@ -180,30 +179,30 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 
 def register_commands(
     app: AsyncApp,
-    core: CoreApi,
     *,
     command: str,
     progress_after: float,
     extra: Mapping[str, Subcommand] | None = None,
 ) -> None:
     """The slash command; `extra` adds subcommands that exist only in some set-ups (hand-off's
-    `close`), left out of the help text."""
+    `close`), left out of the help text. The listener is given `core` and `chat` by the app's
+    `provide` middleware (app.py)."""
     subcommands = {**SUBCOMMANDS, **(extra or {})}
 
     async def on_command(
-        *,
         ack: AsyncAck,
         command: dict[str, Any],
         respond: AsyncRespond,
-        context: AsyncBoltContext,
         client: AsyncWebClient,
+        core: CoreApi,
+        chat: str,
     ) -> None:
         await ack()  # first, always: the 3-second deadline covers only this
         sub, _, rest = (command.get("text") or "").strip().partition(" ")
         arg = rest.strip()
         inv = Invocation(
             core=core,
-            chat=chat_key(context),
+            chat=chat,
             user=command["user_id"],
             arg=arg,
             lang=detect_language(arg) if arg else "en",
@@ -222,4 +221,4 @@ def register_commands(
             await _help(inv)
 
     command_name = command
-    app.command(command)(keyword_only(on_command))
+    app.command(command)(on_command)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncApp
@@ -24,8 +25,6 @@ from bot.conversation import client_for, hear, is_overheard
 from bot.slack import journal
 from bot.slack.blocks import answer_blocks, answer_fallback, escape, paginate, sections
 from bot.slack.common import (
-    chat_key,
-    keyword_only,
     mentions,
     message_time,
     plain_text,
@@ -55,9 +54,20 @@ def reply_content(reply: Reply, *, command: str) -> tuple[str, list[dict[str, An
     return escape(reply.text), sections(escape(reply.text))
 
 
+@dataclass(frozen=True)
+class Delivery:
+    """One message event with what handling it needs: the core and the chat (from the app's
+    `provide` middleware), the event, Bolt's context and the Web API client."""
+
+    core: CoreApi
+    chat: str
+    event: dict[str, Any]
+    context: AsyncBoltContext
+    client: AsyncWebClient
+
+
 def register_messages(
     app: AsyncApp,
-    core: CoreApi,
     *,
     command: str,
     progress_after: float,
@@ -65,30 +75,27 @@ def register_messages(
     unobserved: Collection[str] = (),
 ) -> None:
     """`unobserved`: channel ids whose unaddressed messages are not remembered (the managers'
-    leads channel: their talk about a client's price is not a client's buying interest)."""
+    leads channel: their talk about a client's price is not a client's buying interest).
+    The listeners are given `core` and `chat` by the app's `provide` middleware (app.py)."""
 
-    async def heard(
-        event: dict[str, Any], text: str, context: AsyncBoltContext, client: AsyncWebClient
-    ) -> IncomingMessage:
-        author, channel = event.get("user") or "unknown", event["channel"]
+    async def heard(d: Delivery, text: str) -> IncomingMessage:
+        author, channel = d.event.get("user") or "unknown", d.event["channel"]
 
         async def describe() -> ClientInfo:  # issue 8: who the client is, for a hand-off card
-            person = await people.lookup(client, author)
-            return client_of(author, context.team_id, channel, person)
+            person = await people.lookup(d.client, author)
+            return client_of(author, d.context.team_id, channel, person)
 
         # the ts is unique per channel: Slack's event retries then store nothing twice
-        ts = event["ts"]
-        who = await client_for(core, describe)
+        ts = d.event["ts"]
+        who = await client_for(d.core, describe)
         return IncomingMessage(
             author=author, text=text, message_id=ts, ts=message_time(ts), client=who
         )
 
-    async def converse(
-        event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
-    ) -> None:
-        channel = event["channel"]
-        thread_ts = event.get("thread_ts") or event["ts"]
-        text = plain_text(event.get("text") or "", bot_user_id=context.bot_user_id)
+    async def converse(d: Delivery) -> None:
+        client, channel = d.client, d.event["channel"]
+        thread_ts = d.event.get("thread_ts") or d.event["ts"]
+        text = plain_text(d.event.get("text") or "", bot_user_id=d.context.bot_user_id)
         lang = detect_language(text) if text else "en"
         if not text:  # a bare mention: say what the bot is for instead of storing nothing
             hint = t("slack.empty_mention", lang, cmd=command)
@@ -104,9 +111,9 @@ def register_messages(
             )
             placeholder = working.get("ts")
 
-        said = await heard(event, text, context, client)
+        said = await heard(d, text)
         reply = await with_progress(
-            hear(core, chat_key(context), said, overheard=False),
+            hear(d.core, d.chat, said, overheard=False),
             after=progress_after,
             notify=show_progress,
         )
@@ -124,86 +131,77 @@ def register_messages(
                     channel=channel, thread_ts=thread_ts, text=fallback, blocks=blocks
                 )
 
-    async def overhear(
-        event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
-    ) -> None:
+    async def overhear(d: Delivery) -> None:
         """Remember a channel message nobody addressed to the bot; never answer it."""
-        text = plain_text(event.get("text") or "", bot_user_id=context.bot_user_id)
+        text = plain_text(d.event.get("text") or "", bot_user_id=d.context.bot_user_id)
         if not text:
             return
-        chat = chat_key(context)
         try:
-            await hear(core, chat, await heard(event, text, context, client), overheard=True)
+            await hear(d.core, d.chat, await heard(d, text), overheard=True)
         except CoreError as exc:  # e.g. too long to remember: nobody asked, so nobody is told
-            log.info("slack overheard message in %s not remembered: %s", chat, type(exc).__name__)
+            log.info("slack overheard message in %s not remembered: %s", d.chat, type(exc).__name__)
         except Exception:  # the error handler would apologise in a channel that asked nothing
-            log.exception("slack overheard message in %s failed", chat)
+            log.exception("slack overheard message in %s failed", d.chat)
 
-    async def correct(event: dict[str, Any], context: AsyncBoltContext) -> None:
+    async def correct(d: Delivery) -> None:
         """message_changed: the edit is a correction (issue 12); no reply, as in Slack."""
-        new = event.get("message") or {}
-        if new.get("bot_id") or new.get("user") == context.bot_user_id or not new.get("ts"):
+        new, bot_user = d.event.get("message") or {}, d.context.bot_user_id
+        if new.get("bot_id") or new.get("user") == bot_user or not new.get("ts"):
             return
-        text = plain_text(new.get("text") or "", bot_user_id=context.bot_user_id)
+        text = plain_text(new.get("text") or "", bot_user_id=bot_user)
         if not text or is_question(text):
             return  # questions were answered, never remembered
         try:
-            await core.correct(
-                chat_key(context),
+            await d.core.correct(
+                d.chat,
                 message_id=new["ts"],
                 author=new.get("user") or "unknown",
                 text=text,
                 ts=message_time(new["ts"]),
             )
         except CoreError as exc:
-            log.info("slack edit in %s not applied: %s", chat_key(context), type(exc).__name__)
+            log.info("slack edit in %s not applied: %s", d.chat, type(exc).__name__)
 
-    async def on_mention(
-        *,
+    async def on_event(
         event: dict[str, Any],
         body: dict[str, Any],
         context: AsyncBoltContext,
         client: AsyncWebClient,
+        core: CoreApi,
+        chat: str,
     ) -> None:
+        """app_mention and message events, each recorded in the inbound log while handled."""
+        d = Delivery(core, chat, event, context, client)
         async with journal.handling(core.inbound, body):
-            if not str(event.get("channel", "")).startswith("D"):
+            if event.get("type") != "app_mention":
+                await on_message_event(d)
+            elif not str(event.get("channel", "")).startswith("D"):
                 # DMs are handled as message.im; answering the mention too would reply twice
-                await converse(event, context, client)
+                await converse(d)
 
-    async def on_message(
-        *,
-        event: dict[str, Any],
-        body: dict[str, Any],
-        context: AsyncBoltContext,
-        client: AsyncWebClient,
-    ) -> None:
-        async with journal.handling(core.inbound, body):
-            await on_message_event(event, context, client)
-
-    async def on_message_event(
-        event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
-    ) -> None:
+    async def on_message_event(d: Delivery) -> None:
+        event, bot_user = d.event, d.context.bot_user_id
         subtype = event.get("subtype")
         if subtype == "message_changed":
-            await correct(event, context)
+            await correct(d)
             return
         # People's own new messages only: deletions, joins and bots' posts (subtype / bot_id)
         # are not content; a file shared with a comment is (its text is the caption).
         if subtype not in (None, "file_share") or event.get("bot_id"):
             return
-        if event.get("user") == context.bot_user_id:
+        if event.get("user") == bot_user:
             return
         kind = event.get("channel_type")
         shared = kind in OVERHEARD_CHANNEL_TYPES
         if not shared and kind != "im":
             return
-        addressed = not shared or mentions(event.get("text") or "", context.bot_user_id)
+        addressed = not shared or mentions(event.get("text") or "", bot_user)
         if is_overheard(shared=shared, addressed=addressed):
             if event.get("channel") not in unobserved:
-                await overhear(event, context, client)
+                await overhear(d)
         elif not shared:
-            await converse(event, context, client)
+            await converse(d)
         # a channel message that mentions the bot also arrives as app_mention: answered there
 
-    app.event("app_mention")(keyword_only(on_mention))
-    app.event("message")(keyword_only(on_message))
+    app.event("app_mention")(on_event)
+    app.event("message")(on_event)
