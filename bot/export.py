@@ -22,18 +22,8 @@ from core.models import FactView
 from core.rows import new_id
 
 MESSAGE_FIELDS = ("id", "author", "text", "ts", "world")
-FACT_FIELDS = (
-    "subject",
-    "subject_kind",
-    "predicate",
-    "object",
-    "object_kind",
-    "confidence",
-    "sources",
-    "valid_from",
-    "valid_to",
-    "status",
-)
+# a fact's line keeps what FactView holds but its id and world: an import gives new ones
+FACT_FIELDS = tuple(name for name in FactView.model_fields if name not in ("id", "world"))
 
 
 def export_lines(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -9,11 +9,24 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
 from core.models import FactView
+
+
+class Extraction(StrEnum):
+    """How a stored message's facts were extracted (MessageRow.extraction; the store keeps
+    these strings)."""
+
+    PENDING = "pending"  # stored, the LLM not asked yet (a crash here: extracted at restart)
+    LLM = "llm"
+    FAILED = "failed"  # the LLM failed: the offline path wrote what it found, a job retries
+    OFFLINE = "offline"  # no LLM: the ontology's surface forms
+    EXPLICIT = "explicit"  # a stated triple (/remember a | kind | P | b | kind), not extracted
+    IMPORT = "import"  # restored from an export, with the facts the export holds
 
 
 def new_id(prefix: str) -> str:
@@ -39,7 +52,7 @@ class MessageRow:
     text: str
     ts: datetime
     world: str
-    extraction: str
+    extraction: str  # an Extraction value
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from core.language import clean_name, name_key
 from core.models import ImportItem, IncomingMessage, IngestResult, Rejection, TripleIn
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore, Vector
-from core.rows import new_id
+from core.rows import Extraction, new_id
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +165,7 @@ class BulkIngest(Ingest):
                 assert x.emb is not None
                 if x.triple is not None:
                     stored = self.store_message(
-                        store, x.msg_id, x.author, x.text, x.ts, x.emb, "explicit"
+                        store, x.msg_id, x.author, x.text, x.ts, x.emb, Extraction.EXPLICIT
                     )
                     if not stored.duplicate:
                         world = stored.world

@@ -16,7 +16,7 @@ from core.models import FactView, IncomingMessage, IngestResult, TripleIn
 from core.pipeline.ingest import Ingest
 from core.pipeline.write import _Unresolvable
 from core.ports import GraphStore
-from core.rows import PlannedFact, new_id
+from core.rows import Extraction, PlannedFact, new_id
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ class History(Ingest):
             with store.transaction():  # the old version or the new one, never half of each
                 world = store.resolve_world(store.messages([message_id])[0].world)
                 closed = store.correct_message(message_id, text, emb, now)
-                result = self.apply(store, message_id, text, None, world, "offline")
+                result = self.apply(store, message_id, text, None, world, Extraction.OFFLINE)
             result.superseded = [*closed, *result.superseded]
             store.refresh_world_stats()
             return result
@@ -64,7 +64,9 @@ class History(Ingest):
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():
-                return self.store_message(store, message_id, author, text, stamp, emb, "import")
+                return self.store_message(
+                    store, message_id, author, text, stamp, emb, Extraction.IMPORT
+                )
 
         return await self.pool.run(chat, run)
 
@@ -117,7 +119,7 @@ class History(Ingest):
         """Ingest a chat's durable record into the fresh database that replaced its broken
         one (in the pool's thread, under the chat's lock). With an LLM the messages are marked
         for the extraction retry job, which takes them through the LLM later."""
-        status = "failed" if self.llm is not None else "offline"
+        status = Extraction.FAILED if self.llm is not None else Extraction.OFFLINE
         adaptive = self.config.world_mode == "adaptive"
         for rec in records:
             if rec.kind == "created":
@@ -130,7 +132,7 @@ class History(Ingest):
                 continue
             vectors = self.embedder.embed([f"{rec.author}: {rec.text}", rec.text])
             emb = (vectors[0], vectors[1] if adaptive else vectors[0])
-            kind = "explicit" if rec.kind == "fact" else status
+            kind = Extraction.EXPLICIT if rec.kind == "fact" else status
             with store.transaction():
                 got = self.store_message(store, rec.id, rec.author, rec.text, rec.ts, emb, kind)
                 if got.duplicate:

@@ -13,7 +13,7 @@ from core.llm import budget_scope
 from core.models import IncomingMessage, IngestResult, Rejection, TripleIn
 from core.pipeline.write import Writer
 from core.ports import GraphStore, Vector
-from core.rows import new_id
+from core.rows import Extraction, new_id
 from core.worlds import absorb, merge_touched, route
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ class Ingest(Writer):
             await durable.finish(self.inbound, chat, msg_id)
             return result
         stored = await self.pool.run(
-            chat, lambda s: self.store_message(s, msg_id, author, text, ts, emb, "pending")
+            chat, lambda s: self.store_message(s, msg_id, author, text, ts, emb, Extraction.PENDING)
         )
         if not stored.duplicate:
             await self.name_world(chat, stored, text)
@@ -84,11 +84,11 @@ class Ingest(Writer):
                 triples = await self.llm.extract(
                     text=text, author=author, world_topic=topic, known_entities=known[1]
                 )
-            status = "llm"
+            status = Extraction.LLM
         except LlmUnavailable as exc:
             log.warning("chat=%s LLM extraction failed, using offline path: %s", chat, exc)
             triples = None
-            status = "failed"  # the retry job tries the LLM again later
+            status = Extraction.FAILED  # the retry job tries the LLM again later
         return await self.pool.run(
             chat, lambda s: self.apply(s, msg_id, text, triples, world, status)
         )
@@ -106,12 +106,13 @@ class Ingest(Writer):
         text: str,
         ts: datetime,
         emb: Vector | tuple[Vector, Vector],
-        extraction: str,
+        extraction: Extraction,
     ) -> IngestResult:
         if msg_id in store.message_ids:
             # stored before a crash cut its LLM extraction short: extracted now (issue 12)
             seen = store.messages([msg_id])
-            if extraction == "pending" and seen and seen[0].extraction == "pending":
+            pending = Extraction.PENDING
+            if extraction == pending and seen and seen[0].extraction == pending:
                 return IngestResult(message_id=msg_id, world=store.resolve_world(seen[0].world))
             return IngestResult(message_id=msg_id, duplicate=True)
         stored_emb, route_emb = emb if isinstance(emb, tuple) else (emb, emb)
@@ -146,10 +147,10 @@ class Ingest(Writer):
         emb: Vector | tuple[Vector, Vector],
     ) -> IngestResult:
         with store.transaction():  # the message and its facts, or neither (issue 12)
-            stored = self.store_message(store, msg_id, author, text, ts, emb, "offline")
+            stored = self.store_message(store, msg_id, author, text, ts, emb, Extraction.OFFLINE)
             if stored.duplicate:
                 return stored
-            result = self.apply(store, msg_id, text, None, stored.world, "offline")
+            result = self.apply(store, msg_id, text, None, stored.world, Extraction.OFFLINE)
         result.world_born = stored.world_born
         return result
 
@@ -160,13 +161,13 @@ class Ingest(Writer):
         text: str,
         triples: list[TripleIn] | None,
         world: str,
-        status: str,
+        status: Extraction,
     ) -> IngestResult:
         world = store.resolve_world(world)  # merged while the LLM was extracting: the survivor
         if triples is None:
             triples = self.extractor.extract(text, known=lambda n: self.known_kind(store, world, n))
         result = self.write_triples(store, triples, source=msg_id, world=world)
-        if status != "offline":
+        if status != Extraction.OFFLINE:
             store.set_extraction(msg_id, status)
         return result
 
@@ -199,7 +200,9 @@ class Ingest(Writer):
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():  # the message and its fact, or neither
-                stored = self.store_message(store, msg_id, author, text, now, emb, "explicit")
+                stored = self.store_message(
+                    store, msg_id, author, text, now, emb, Extraction.EXPLICIT
+                )
                 if stored.duplicate:
                     return stored
                 # stated with its own name: a lemma twin is another entity (issue 16)

@@ -17,7 +17,7 @@ from core.pipeline.context import Context, Stage
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
 from core.regroup import MAX_MESSAGES, MIN_PART, apply_plan, plan
-from core.rows import MessageRow
+from core.rows import Extraction, MessageRow
 from core.world_names import rename_offline
 from core.worlds import merge_all
 
@@ -34,13 +34,13 @@ class Maintenance(Stage):
         if self.llm is None:
             return 0
         rows: list[MessageRow] = await self.pool.run(
-            chat, lambda s: s.messages_with_extraction("failed", limit)
+            chat, lambda s: s.messages_with_extraction(Extraction.FAILED, limit)
         )
         done = 0
         for row in rows:
             await self.ingest.extract_with_llm(chat, row.id, row.author, row.text, row.world)
             still = await self.pool.run(chat, partial(_messages, ids=[row.id]))
-            done += bool(still) and still[0].extraction == "llm"
+            done += bool(still) and still[0].extraction == Extraction.LLM
         return done
 
     async def decay(self, chat: str, *, half_life: timedelta, floor: float) -> int:
