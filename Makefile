@@ -27,7 +27,7 @@ test: $(STAMP)  ## run the test-suite (offline)
 lint: $(STAMP)  ## ruff + mypy (strict on core/, ontology/, bot/ and the test doubles)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy core ontology bot tests/telegram/stub_core.py
+	$(BIN)/mypy core ontology bot tests/telegram/stub_core.py tests/doubles.py
 
 bench: $(STAMP)  ## print performance figures (see README)
 	$(BIN)/python -m bench.run

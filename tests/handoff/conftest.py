@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from core.handoff import HandoffConfig, HandoffService, HandoffStore
 from core.service import Core
 from core.store.pool import StorePool
 from ontology import Ontology
+from tests.doubles import ManualClock
 from tests.slack.fake_slack_api import ApiCall, FakeSlack
 from tests.telegram.conftest import make_settings
 from tests.telegram.fake_bot_api import FakeBotAPI, _error
@@ -32,30 +33,19 @@ RESEND = timedelta(minutes=30)
 MAX_RESENDS = 2
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.t = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-    def now(self) -> datetime:
-        return self.t
-
-    def advance(self, **delta: float) -> None:
-        self.t += timedelta(**delta)
-
-
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
-def make_service(data_dir: Path, clock: FakeClock) -> HandoffService:
+def make_service(data_dir: Path, clock: ManualClock) -> HandoffService:
     store = HandoffStore(data_dir / "handoff.sqlite3")
     config = HandoffConfig(window=WINDOW, resend_after=RESEND, max_resends=MAX_RESENDS)
     return HandoffService(store, clock=clock, config=config)
 
 
 @pytest.fixture
-async def hcore(tmp_path: Path, ontology: Ontology, clock: FakeClock) -> AsyncIterator[Core]:
+async def hcore(tmp_path: Path, ontology: Ontology, clock: ManualClock) -> AsyncIterator[Core]:
     embedder = HashEmbedder()
     data = tmp_path / "data"
     pool = StorePool(data, dim=embedder.dim, model_name=embedder.model_name, max_open=8)

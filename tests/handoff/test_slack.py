@@ -17,7 +17,7 @@ from bot.slack.handoff import ACTION_CLOSE, ACTION_TAKE
 from bot.slack.runner import EVENTS_PATH, start_http
 from bot.texts import t
 from core.service import Core
-from tests.handoff.conftest import FakeClock, SlackWithMembers, handoff_settings
+from tests.handoff.conftest import ManualClock, SlackWithMembers, handoff_settings
 from tests.slack.conftest import SECRET, SlackHttp, all_text, buttons, slack_settings
 from tests.slack.fake_slack_api import BOT_USER_ID, TEAM_ID, at_least
 from tests.slack.test_overheard import channel_message, eventually, messages_in
@@ -110,7 +110,7 @@ async def leads_command(slack: SlackHttp, user: str) -> dict[str, Any]:
 
 
 async def test_card_in_the_leads_channel_then_updated_not_duplicated(
-    slack: SlackHttp, slack_api: SlackWithMembers, hcore: Core, clock: FakeClock
+    slack: SlackHttp, slack_api: SlackWithMembers, hcore: Core, clock: ManualClock
 ) -> None:
     await dm(slack, "Acme Corp is located in Lisbon.")
     reply = await dm(slack, INTEREST)
@@ -252,7 +252,7 @@ async def _remembered(core: Core, channel: str) -> bool:
 
 # ------------------------------------------------------------------ closing
 async def test_close_updates_every_copy_of_the_card_and_removes_its_buttons(
-    slack: SlackHttp, slack_api: SlackWithMembers, hcore: Core, clock: FakeClock
+    slack: SlackHttp, slack_api: SlackWithMembers, hcore: Core, clock: ManualClock
 ) -> None:
     slack_api.add_user("UA", "Maria Souza")
     await dm(slack, INTEREST)

@@ -12,8 +12,8 @@ from tests.handoff.conftest import (
     MANAGER_A,
     MANAGER_B,
     MAX_RESENDS,
-    FakeClock,
     FlakyBotAPI,
+    ManualClock,
     TelegramFront,
     make_service,
 )
@@ -46,7 +46,7 @@ def close_data(call: object) -> str:
 
 
 async def test_interest_sends_one_card_per_manager_and_a_second_signal_updates_it(
-    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: FakeClock
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: ManualClock
 ) -> None:
     await telegram.start(hcore, [MANAGER_A, MANAGER_B])
     await teach_company(telegram)
@@ -134,7 +134,7 @@ async def test_first_manager_takes_the_lead_others_see_it_and_cannot_take_it(
 
 
 async def test_failed_delivery_is_retried_and_untaken_leads_are_resent_at_most_n_times(
-    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: FakeClock, tmp_path
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: ManualClock, tmp_path
 ) -> None:
     await telegram.start(hcore, [MANAGER_A, MANAGER_B])
     settings = Settings()
@@ -218,7 +218,7 @@ def test_the_scheduler_runs_the_handoff_job(hcore: Core) -> None:
 
 
 async def test_a_manager_closes_a_lead_by_button_or_by_command(
-    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: FakeClock
+    telegram: TelegramFront, tg_api: FlakyBotAPI, hcore: Core, clock: ManualClock
 ) -> None:
     await telegram.start(hcore, [MANAGER_A, MANAGER_B])
     await telegram.say(INTEREST)

@@ -10,18 +10,14 @@ from core.embedding import HashEmbedder
 from core.service import Core
 from ontology import Ontology
 from tests.conftest import build_core
+from tests.doubles import ManualClock
 
 ASK_AT = datetime(2024, 6, 18, 10, tzinfo=UTC)
 
 
-class FixedClock:
-    def now(self) -> datetime:
-        return ASK_AT
-
-
 def clocked(tmp_path: Path, ontology: Ontology) -> Core:
     core = build_core(tmp_path / "data", HashEmbedder(), ontology)
-    core.clock = FixedClock()
+    core.clock = ManualClock(ASK_AT)
     return core
 
 

@@ -4,7 +4,6 @@ the test moves (no sleeping)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,7 @@ from core.ports import Embedder
 from core.service import Core, CoreConfig
 from core.store.pool import StorePool
 from ontology import Ontology
-
-
-class ManualClock:
-    def __init__(self, start: datetime | None = None) -> None:
-        self.t = start or datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-    def now(self) -> datetime:
-        return self.t
-
-    def advance(self, **kw: float) -> datetime:
-        self.t += timedelta(**kw)
-        return self.t
+from tests.doubles import ManualClock
 
 
 @pytest.fixture(scope="session")
