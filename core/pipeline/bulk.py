@@ -22,7 +22,7 @@ from core.errors import CoreError
 from core.inbound import ChatRecord, RecordKind
 from core.language import clean_name, name_key
 from core.models import ImportItem, IncomingMessage, IngestResult, Rejection, TripleIn
-from core.pipeline.ingest import Ingest
+from core.pipeline.ingest import Checked, Ingest
 from core.ports import GraphStore, Vector
 from core.rows import Extraction, new_id
 
@@ -163,10 +163,9 @@ class BulkIngest(Ingest):
         with store.transaction():
             for x in lines:
                 assert x.emb is not None
+                checked = Checked(x.msg_id, x.author, x.text, x.ts, x.emb)
                 if x.triple is not None:
-                    stored = self.store_message(
-                        store, x.msg_id, x.author, x.text, x.ts, x.emb, Extraction.EXPLICIT
-                    )
+                    stored = self.store_message(store, checked, Extraction.EXPLICIT)
                     if not stored.duplicate:
                         world = stored.world
                         stored = self.write_triples(  # stated: as remember_triple
@@ -179,7 +178,5 @@ class BulkIngest(Ingest):
                         )
                     results.append(stored)
                 else:
-                    results.append(
-                        self.ingest_offline(store, x.msg_id, x.author, x.text, x.ts, x.emb)
-                    )
+                    results.append(self.ingest_offline(store, checked))
         return results

@@ -13,7 +13,7 @@ from core import durable
 from core.inbound import ChatRecord
 from core.language import clean_name
 from core.models import FactView, IncomingMessage, IngestResult, TripleIn
-from core.pipeline.ingest import Ingest
+from core.pipeline.ingest import Checked, Ingest
 from core.pipeline.write import _Unresolvable
 from core.ports import GraphStore
 from core.rows import Extraction, PlannedFact, new_id
@@ -61,12 +61,11 @@ class History(Ingest):
         author = clean_name(author or "user")[:100] or "user"
         stamp = ts or self.clock.now()
         emb = await self.message_vectors(author, text)
+        checked = Checked(message_id, author, text, stamp, emb)
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():
-                return self.store_message(
-                    store, message_id, author, text, stamp, emb, Extraction.IMPORT
-                )
+                return self.store_message(store, checked, Extraction.IMPORT)
 
         return await self.pool.run(chat, run)
 
@@ -134,7 +133,8 @@ class History(Ingest):
             emb = (vectors[0], vectors[1] if adaptive else vectors[0])
             kind = Extraction.EXPLICIT if rec.kind == "fact" else status
             with store.transaction():
-                got = self.store_message(store, rec.id, rec.author, rec.text, rec.ts, emb, kind)
+                said = Checked(rec.id, rec.author, rec.text, rec.ts, emb)
+                got = self.store_message(store, said, kind)
                 if got.duplicate:
                     continue
                 if rec.kind == "fact":

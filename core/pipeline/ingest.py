@@ -4,6 +4,7 @@ the ontology's surface forms offline), then resolve and write its facts (write.p
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 
 from core import durable
@@ -19,6 +20,18 @@ from core.worlds import absorb, merge_touched, route
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A message that passed the checks, ready to store: its id, cleaned author, checked text,
+    time, and vectors (the stored "author: text" one, the routing one; one vector for both)."""
+
+    msg_id: str
+    author: str
+    text: str
+    ts: datetime
+    emb: Vector | tuple[Vector, Vector]
+
+
 class Ingest(Writer):
     async def remember(self, chat: str, message: IncomingMessage) -> IngestResult:
         """Store the message first, then extract, validate, resolve and write its facts."""
@@ -30,15 +43,13 @@ class Ingest(Writer):
         await durable.begin(
             self.inbound, chat, msg_id, kind="message", author=author, text=text, ts=ts
         )
-        emb = await self.message_vectors(author, text)
+        checked = Checked(msg_id, author, text, ts, await self.message_vectors(author, text))
         if self.llm is None:
-            result = await self.pool.run(
-                chat, lambda s: self.ingest_offline(s, msg_id, author, text, ts, emb)
-            )
+            result = await self.pool.run(chat, lambda s: self.ingest_offline(s, checked))
             await durable.finish(self.inbound, chat, msg_id)
             return result
         stored = await self.pool.run(
-            chat, lambda s: self.store_message(s, msg_id, author, text, ts, emb, Extraction.PENDING)
+            chat, lambda s: self.store_message(s, checked, Extraction.PENDING)
         )
         if not stored.duplicate:
             await self.name_world(chat, stored, text)
@@ -99,15 +110,9 @@ class Ingest(Writer):
         return (w.topic if w else ""), names
 
     def store_message(
-        self,
-        store: GraphStore,
-        msg_id: str,
-        author: str,
-        text: str,
-        ts: datetime,
-        emb: Vector | tuple[Vector, Vector],
-        extraction: Extraction,
+        self, store: GraphStore, message: Checked, extraction: Extraction
     ) -> IngestResult:
+        msg_id, text, ts, emb = message.msg_id, message.text, message.ts, message.emb
         if msg_id in store.message_ids:
             # stored before a crash cut its LLM extraction short: extracted now (issue 12)
             seen = store.messages([msg_id])
@@ -124,7 +129,7 @@ class Ingest(Writer):
             store.upsert_world(world)
         store.add_message(
             message_id=msg_id,
-            author=author,
+            author=message.author,
             text=text,
             ts=ts,
             world=world.id,
@@ -137,20 +142,14 @@ class Ingest(Writer):
             message_id=msg_id, world=wid, world_born=routed.born and wid == world.id
         )
 
-    def ingest_offline(
-        self,
-        store: GraphStore,
-        msg_id: str,
-        author: str,
-        text: str,
-        ts: datetime,
-        emb: Vector | tuple[Vector, Vector],
-    ) -> IngestResult:
+    def ingest_offline(self, store: GraphStore, message: Checked) -> IngestResult:
         with store.transaction():  # the message and its facts, or neither (issue 12)
-            stored = self.store_message(store, msg_id, author, text, ts, emb, Extraction.OFFLINE)
+            stored = self.store_message(store, message, Extraction.OFFLINE)
             if stored.duplicate:
                 return stored
-            result = self.apply(store, msg_id, text, None, stored.world, Extraction.OFFLINE)
+            result = self.apply(
+                store, message.msg_id, message.text, None, stored.world, Extraction.OFFLINE
+            )
         result.world_born = stored.world_born
         return result
 
@@ -196,13 +195,11 @@ class Ingest(Writer):
             ts=now,
             triple=triple.model_dump_json(),
         )
-        emb = await self.message_vectors(author, text)
+        checked = Checked(msg_id, author, text, now, await self.message_vectors(author, text))
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():  # the message and its fact, or neither
-                stored = self.store_message(
-                    store, msg_id, author, text, now, emb, Extraction.EXPLICIT
-                )
+                stored = self.store_message(store, checked, Extraction.EXPLICIT)
                 if stored.duplicate:
                     return stored
                 # stated with its own name: a lemma twin is another entity (issue 16)

@@ -15,6 +15,7 @@ from core.embedding import HashEmbedder
 from core.errors import StoreError
 from core.inbound import ChatRecord
 from core.models import TripleIn
+from core.pipeline.ingest import Checked
 from core.service import Core, CoreConfig
 from core.store.inbound_log import SqliteInboundLog
 from core.store.pool import StorePool
@@ -227,14 +228,10 @@ async def test_a_message_and_its_facts_are_one_transaction(
 
     def fail_inside(store) -> None:  # type: ignore[no-untyped-def]
         with store.transaction():
-            core._ingest.ingest_offline(
-                store,
-                "1",
-                "ann",
-                "checkout depends on payments",
-                datetime.now(UTC),
-                emb.embed(["x"])[0],
+            said = Checked(
+                "1", "ann", "checkout depends on payments", datetime.now(UTC), emb.embed(["x"])[0]
             )
+            core._ingest.ingest_offline(store, said)
             raise RuntimeError("killed here")
 
     with pytest.raises(RuntimeError):

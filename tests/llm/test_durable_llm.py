@@ -11,6 +11,8 @@ from core import durable
 from core.embedding import HashEmbedder
 from core.inbound import ChatRecord
 from core.llm.schema import TOOL_NAME
+from core.pipeline.ingest import Checked
+from core.rows import Extraction
 from core.service import Core, CoreConfig
 from core.store.inbound_log import SqliteInboundLog
 from core.store.pool import StorePool
@@ -40,9 +42,8 @@ async def test_a_message_whose_extraction_a_crash_cut_short_is_extracted_at_star
     # what a kill between storing the message and its LLM extraction leaves behind
     core.inbound.begin(ChatRecord("c", "m1", "message", "ann", TEXT, ts, "", done=False))
     emb = core.embedder.embed([f"ann: {TEXT}"])[0]
-    await core.pool.run(
-        "c", lambda s: core._ingest.store_message(s, "m1", "ann", TEXT, ts, emb, "pending")
-    )
+    said = Checked("m1", "ann", TEXT, ts, emb)
+    await core.pool.run("c", lambda s: core._ingest.store_message(s, said, Extraction.PENDING))
     await core.close()
 
     core = llm_core(tmp_path, ontology, make_llm)
