@@ -61,7 +61,7 @@ class WorldSettings(BaseSettings):
     model_config = _cfg("WORLDS_")
 
     # "adaptive" (default): each message goes to a topical world; "single": one world per chat
-    mode: WorldMode = "adaptive"
+    mode: WorldMode = WorldMode.ADAPTIVE
     # unset: placed on the embedding model's own calibration (core.worlds.params_for); these
     # are pair-level cosines (what two single messages of one topic would score)
     base_threshold: float | None = None

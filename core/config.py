@@ -4,16 +4,20 @@ core/worlds.py. The environment settings (bot/settings.py) inherit these fields.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.recall import RecallConfig
 from core.worlds import WorldParams
 
-# "single": one world per chat; "adaptive": topic routing (core/worlds.py)
-WorldMode = Literal["single", "adaptive"]
+
+class WorldMode(StrEnum):
+    """How a chat's messages are grouped into worlds (WORLDS_MODE)."""
+
+    SINGLE = "single"  # one world per chat
+    ADAPTIVE = "adaptive"  # topic routing (core/worlds.py)
 
 
 class RetrievalConfig(BaseModel):
@@ -35,7 +39,7 @@ class RetrievalConfig(BaseModel):
 class CoreConfig(RetrievalConfig):
     recall: RecallConfig = RecallConfig()
     max_message_chars: int = 8000
-    world_mode: WorldMode = "adaptive"
+    world_mode: WorldMode = WorldMode.ADAPTIVE
     # routing constants; None: calibrated on the embedder itself (core.worlds.params_for), with
     # world_overrides ((field, value) pairs) applied on top
     world_params: WorldParams | None = None

@@ -18,6 +18,7 @@ from datetime import datetime
 import numpy as np
 
 from core import durable
+from core.config import WorldMode
 from core.errors import CoreError
 from core.inbound import ChatRecord, RecordKind
 from core.language import clean_name, name_key
@@ -119,7 +120,7 @@ class BulkIngest(Ingest):
 
     async def _embed_messages(self, lines: list[_Line]) -> None:
         """The vectors message_vectors gives each line, for the whole batch in one call."""
-        adaptive = self.config.world_mode == "adaptive"
+        adaptive = self.config.world_mode == WorldMode.ADAPTIVE
         texts = [f"{x.author}: {x.text}" for x in lines]
         if adaptive:
             texts += [x.text for x in lines]

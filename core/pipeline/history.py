@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from core import durable
+from core.config import WorldMode
 from core.inbound import ChatRecord
 from core.language import clean_name
 from core.models import FactView, IncomingMessage, IngestResult, TripleIn
@@ -119,7 +120,7 @@ class History(Ingest):
         one (in the pool's thread, under the chat's lock). With an LLM the messages are marked
         for the extraction retry job, which takes them through the LLM later."""
         status = Extraction.FAILED if self.llm is not None else Extraction.OFFLINE
-        adaptive = self.config.world_mode == "adaptive"
+        adaptive = self.config.world_mode == WorldMode.ADAPTIVE
         for rec in records:
             if rec.kind == "created":
                 continue

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core import durable
+from core.config import WorldMode
 from core.errors import LlmUnavailable
 from core.language import clean_name, name_key
 from core.llm import budget_scope
@@ -63,7 +64,7 @@ class Ingest(Writer):
         """(stored vector of "author: text", routing vector). Adaptive routing embeds the text
         alone: the author prefix makes one person's messages on unrelated topics look alike
         (measured by bench/worlds.py)."""
-        if self.config.world_mode != "adaptive":
+        if self.config.world_mode != WorldMode.ADAPTIVE:
             emb = (await self.embed([f"{author}: {text}"]))[0]
             return emb, emb
         both = await self.embed([f"{author}: {text}", text])
@@ -137,7 +138,9 @@ class Ingest(Writer):
             embedding=stored_emb,
         )
         absorb(store, world, route_emb, now=now)
-        wid = merge_touched(store, world.id, params, now) if mode == "adaptive" else world.id
+        wid = (
+            merge_touched(store, world.id, params, now) if mode == WorldMode.ADAPTIVE else world.id
+        )
         return IngestResult(
             message_id=msg_id, world=wid, world_born=routed.born and wid == world.id
         )

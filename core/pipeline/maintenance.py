@@ -10,6 +10,7 @@ from functools import partial
 
 import numpy as np
 
+from core.config import WorldMode
 from core.errors import LlmUnavailable
 from core.llm import budget_scope
 from core.models import FactStatus
@@ -77,7 +78,7 @@ class Maintenance(Stage):
     async def regroup_worlds(self, chat: str) -> dict[str, int]:
         """The regrouping job for one chat (core.regroup): re-assign, merge, split, rename.
         Single mode keeps one world per chat, so there is nothing to regroup."""
-        if self.config.world_mode != "adaptive":
+        if self.config.world_mode != WorldMode.ADAPTIVE:
             return {"moved": 0, "split": 0, "merged": 0}
         rows = await self.pool.run(chat, _live_messages)
         if len(rows) < 2:
