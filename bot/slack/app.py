@@ -20,7 +20,7 @@ from bot.settings import HandoffSettings, SlackSettings
 from bot.slack import journal
 from bot.slack.actions import register_actions
 from bot.slack.commands import register_commands
-from bot.slack.common import chat_key, keyword_only
+from bot.slack.common import chat_key
 from bot.slack.handoff import register_handoff
 from bot.slack.messages import register_messages
 from bot.slack.people import PeopleCache
@@ -97,7 +97,9 @@ def admit_once(seen: SeenDeliveries, inbound: InboundLog | None = None) -> Any:
     """
 
     async def admit(
-        *, body: dict[str, Any], context: AsyncBoltContext, next: Any
+        body: dict[str, Any],
+        context: AsyncBoltContext,
+        next: Callable[[], Awaitable[BoltResponse | None]],
     ) -> BoltResponse | None:
         key = delivery_key(body)
         if key is not None and not seen.first_time(key):
@@ -110,7 +112,7 @@ def admit_once(seen: SeenDeliveries, inbound: InboundLog | None = None) -> Any:
         response: BoltResponse | None = await next()
         return response
 
-    return keyword_only(admit)
+    return admit
 
 
 def provide(core: CoreApi) -> Any:
@@ -129,7 +131,7 @@ def provide(core: CoreApi) -> Any:
     return inject
 
 
-async def on_error(*, error: Exception, body: dict[str, Any], context: AsyncBoltContext) -> None:
+async def on_error(error: Exception, body: dict[str, Any], context: AsyncBoltContext) -> None:
     """The one error handler: a short message to the user, the cause in the log.
 
     Logs carry the chat key and the error, never tokens or what the user wrote (Bolt logs
@@ -206,5 +208,5 @@ def build_slack_app(
         unobserved=[leads] if leads else [],
     )
     register_actions(app)
-    app.error(keyword_only(on_error))
+    app.error(on_error)
     return app

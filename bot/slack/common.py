@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import inspect
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -19,7 +18,6 @@ from bot.slack.blocks import Block, paginate
 log = logging.getLogger("bot.slack")
 
 T = TypeVar("T")
-Listener = Callable[..., Awaitable[Any]]
 
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _CHANNEL_MENTION = re.compile(r"<#[CG][A-Z0-9]+\|([^>]*)>")
@@ -99,26 +97,3 @@ async def respond_in_pages(
         return
     for page_text, page in paginate(text, blocks, max_messages=RESPONSE_URL_MESSAGES):
         await respond(text=page_text, blocks=page, **options)
-
-
-def keyword_only(func: Listener) -> Listener:
-    """Let Bolt call a listener whose parameters are keyword-only.
-
-    Bolt picks the arguments to inject from `inspect.getfullargspec(func).args`, which omits
-    keyword-only parameters, so `async def f(*, ack, body)` would be called with nothing. The
-    wrapper advertises the same names as ordinary parameters; Bolt always passes them by name.
-    """
-
-    async def listener(**kwargs: Any) -> Any:
-        return await func(**kwargs)
-
-    signature = inspect.signature(func)
-    listener.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[
-            p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
-            for p in signature.parameters.values()
-        ]
-    )
-    listener.__name__ = func.__name__
-    listener.__qualname__ = func.__qualname__
-    return listener

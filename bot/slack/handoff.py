@@ -25,7 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.leads import close_reply, render_card, render_leads, take_reply
 from bot.slack.blocks import Block, button, context, escape, sections
-from bot.slack.common import keyword_only, respond_in_pages
+from bot.slack.common import respond_in_pages
 from bot.slack.people import PeopleCache, Person
 from bot.texts import t
 from core.handoff import ClientInfo, HandOff
@@ -180,7 +180,6 @@ def register_handoff(
         return user, await people.name(client, user, fallback=fallback)
 
     async def on_press(
-        *,
         ack: AsyncAck,
         action: dict[str, Any],
         body: dict[str, Any],
@@ -215,7 +214,7 @@ def register_handoff(
         outcome = await service.close(handoff_id, manager=f"slack:{inv.user}", name=name)
         await inv.private(escape(close_reply(outcome, handoff_id, language)))
 
-    async def on_leads(*, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
+    async def on_leads(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
         await ack()
         if not await managers.is_manager(command["user_id"]):
             await private(respond, t("lead.slack.managers_only"))
@@ -225,7 +224,7 @@ def register_handoff(
         blocks = [*sections(text), context(hint)]
         await respond_in_pages(respond, text, blocks, response_type="ephemeral")
 
-    app.action(ACTION_TAKE)(keyword_only(on_press))
-    app.action(ACTION_CLOSE)(keyword_only(on_press))
-    app.command(LEADS_COMMAND)(keyword_only(on_leads))
+    app.action(ACTION_TAKE)(on_press)
+    app.action(ACTION_CLOSE)(on_press)
+    app.command(LEADS_COMMAND)(on_leads)
     return {"close": close_command}

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-import json
-from typing import Any
-
-from slack_bolt.util.utils import get_arg_names_of_callable
-
 from bot.slack.blocks import (
     MAX_BLOCKS,
     MESSAGE_TEXT_BUDGET,
@@ -22,7 +16,7 @@ from bot.slack.blocks import (
     sections,
     split_text,
 )
-from bot.slack.common import keyword_only, plain_text
+from bot.slack.common import plain_text
 from core.models import Answer
 
 PATH = ["checkout", "payments", "antifraud", "encryption at rest"]
@@ -135,19 +129,3 @@ def test_forget_value_keeps_an_entity_called_all_apart() -> None:
     assert parse_forget_value(forget_value("all", "en")) == ("all", "en")
     assert parse_forget_value(forget_value(None, "ru")) == (None, "ru")
     assert len(forget_value("x" * 200, "en")) < 2000  # Slack's button value limit
-
-
-async def test_keyword_only_listeners_get_their_arguments_from_bolt() -> None:
-    seen: dict[str, Any] = {}
-
-    async def listener(*, ack: object, body: object) -> str:
-        seen.update(ack=ack, body=body)
-        return "done"
-
-    # Bolt injects only the names getfullargspec(...).args reports
-    assert get_arg_names_of_callable(listener) == []
-    wrapped = keyword_only(listener)
-    assert get_arg_names_of_callable(wrapped) == ["ack", "body"]
-    assert inspect.iscoroutinefunction(wrapped)
-    assert await wrapped(ack=1, body=json.loads("{}")) == "done"
-    assert seen == {"ack": 1, "body": {}}
