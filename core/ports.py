@@ -241,7 +241,8 @@ class GraphStores(Protocol):
     async def delete(self, chat: str) -> None: ...
 
     async def release(self, chat: str) -> None:
-        """Close a chat's database handle now, keeping its indexes (after a bulk batch)."""
+        """Checkpoint the chat's shard and release what its connection holds (after a bulk
+        batch); the chat's indexes stay."""
         ...
 
     async def discard(self, chat: str) -> None:

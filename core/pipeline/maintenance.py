@@ -112,7 +112,7 @@ class Maintenance(Stage):
         (same figures with USE as asking after every message; re-embedding is avoided by the
         routing vectors kept at ingest)."""
         wanted = self.world_params.young_worlds
-        if self.config.world_mode != "adaptive" or wanted <= 0:
+        if self.config.world_mode != WorldMode.ADAPTIVE or wanted <= 0:
             return False
         young = await self.pool.run(
             chat,

@@ -41,21 +41,29 @@ def name_mentions(
     (exact name, lemma, transliteration; core/identity.py)."""
     words = [w for w in (_EDGE_PUNCT.sub("", w) for w in clean_name(text).split()) if w]
     out = Mentions()
+
+    def take(phrase: str) -> bool:
+        match = names.find(worlds, phrase)
+        if not match.ids:
+            return False
+        if _one_thing(names, match.ids, ident_of):
+            out.found.extend(h for h in match.ids if h not in out.found)
+        else:
+            out.ambiguous.append((phrase, match.ids))
+        return True
+
+    cover_longest_first(words, take)
+    return out
+
+
+def cover_longest_first(words: list[str], take: Callable[[str], bool]) -> None:
+    """Offer a text's word n-grams to `take`, longest first (at most MAX_NAME_NGRAM words);
+    words inside an n-gram that `take` accepted are not offered again."""
     covered = [False] * len(words)
     for n in range(min(MAX_NAME_NGRAM, len(words)), 0, -1):
         for i in range(len(words) - n + 1):
-            if any(covered[i : i + n]):
-                continue
-            phrase = " ".join(words[i : i + n])
-            match = names.find(worlds, phrase)
-            if not match.ids:
-                continue
-            covered[i : i + n] = [True] * n
-            if _one_thing(names, match.ids, ident_of):
-                out.found.extend(h for h in match.ids if h not in out.found)
-            else:
-                out.ambiguous.append((phrase, match.ids))
-    return out
+            if not any(covered[i : i + n]) and take(" ".join(words[i : i + n])):
+                covered[i : i + n] = [True] * n
 
 
 def _one_thing(names: NameIndex, ids: tuple[str, ...], ident_of: Callable[[str], str]) -> bool:
@@ -83,18 +91,14 @@ def literal_entities(store: GraphStore, question: str, worlds: set[str]) -> list
     """Entities named in the question (longest match wins); name keys once indexed."""
     if store.names is not None:
         return name_mentions(store.names, question, worlds, lambda i: store.entities[i].ident).found
-    toks = key_tokens(clean_name(question))
     found: list[str] = []
-    covered = [False] * len(toks)
-    for n in range(min(MAX_NAME_NGRAM, len(toks)), 0, -1):
-        for i in range(len(toks) - n + 1):
-            if any(covered[i : i + n]):
-                continue
-            key = " ".join(toks[i : i + n])
-            hits = [store.by_key[(w, key)] for w in worlds if (w, key) in store.by_key]
-            if hits:
-                found.extend(h for h in hits if h not in found)
-                covered[i : i + n] = [True] * n
+
+    def take(key: str) -> bool:
+        hits = [store.by_key[(w, key)] for w in worlds if (w, key) in store.by_key]
+        found.extend(h for h in hits if h not in found)
+        return bool(hits)
+
+    cover_longest_first(key_tokens(clean_name(question)), take)
     return found
 
 

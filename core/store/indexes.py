@@ -72,7 +72,7 @@ class ChatIndexes(KuzuConnection):
             row[5] or "",
         )
 
-    def _load(self) -> None:
+    def _load_entities(self) -> None:
         for row, vec in self._vectors(
             "MATCH (e:Entity) WHERE e.chat = $chat "
             "RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
@@ -81,6 +81,9 @@ class ChatIndexes(KuzuConnection):
                 row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or [])
             )
             self._index_entity(ent, vec)
+
+    def _load(self) -> None:
+        self._load_entities()
         for row, vec in self._vectors(
             "MATCH (m:Message) WHERE m.chat = $chat "
             "RETURN m.id, m.seq, m.author, m.text, m.ts, m.emb ORDER BY m.seq"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from core.rows import EntityRow, PlannedEntity, new_id
+from core.rows import PlannedEntity, new_id
 from core.store.connection import _utc
 from core.store.history import HistoryWriter
 
@@ -146,14 +146,7 @@ class WorldMover(HistoryWriter):
         self.by_ident.clear()
         self.by_kind.clear()
         self.entity_vectors.remove(set(self.entity_vectors.ids))
-        for row, vec in self._vectors(
-            "MATCH (e:Entity) WHERE e.chat = $chat "
-            "RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
-        ):
-            ent = EntityRow(
-                row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or [])
-            )
-            self._index_entity(ent, vec)
+        self._load_entities()
 
 
 _MSG_WORLDS = "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids RETURN DISTINCT m.world"
