@@ -251,6 +251,10 @@ class GraphStores(Protocol):
 
     def chats(self) -> list[str]: ...
 
+    def exists(self, chat: str) -> bool:
+        """Whether the chat has stored anything (without opening its store)."""
+        ...
+
     async def close(self) -> None: ...
 
 

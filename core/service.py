@@ -177,7 +177,7 @@ class Core(Remembers):
         )
 
     def has_chat(self, chat: str) -> bool:
-        return chat in self.pool.chats()
+        return self.pool.exists(chat)
 
     async def restore_fact(self, chat: str, fact: FactView) -> bool:
         """A fact of an export, as it was; False when already there or refused."""

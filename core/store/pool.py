@@ -34,7 +34,9 @@ from core.store.shard import (
     NOT_BROKEN,
     ShardDb,
     chat_tag,
+    chats_in,
     read_json,
+    shard_dirname,
     shard_of,
     write_json,
 )
@@ -61,10 +63,6 @@ def set_aside(path: Path) -> Path:
         aside = path.with_name(f"{path.name}.broken-{stamp}-{n}")
     path.rename(aside)
     return aside
-
-
-def shard_dirname(index: int) -> str:
-    return f"shard-{index:03d}"
 
 
 def check_layout(root: Path, shards: int) -> None:
@@ -118,7 +116,7 @@ class StorePool:
         self._can_rebuild: Callable[[str], bool] = lambda chat: False
         self._rebuild: Callable[[str, GraphStore], None] | None = None
         # chats of older versions, one database each, move into their shards once
-        migrate_legacy(root / "chats", self.shard_path, self._shard_db_for_migration)
+        migrate_legacy(root / "chats", self.path, self._new_shard)
 
     def configure(
         self, *, single_valued: frozenset[str], embed: Callable[[list[str]], Vector]
@@ -158,28 +156,21 @@ class StorePool:
     def shard_index(self, chat: str) -> int:
         return shard_of(chat, self.shards)
 
-    def shard_path(self, chat: str) -> Path:
-        return self.root / shard_dirname(self.shard_index(chat))
-
     def path(self, chat: str) -> Path:
         """The directory of the shard that holds the chat (its Kùzu files, graph.kz*)."""
-        return self.shard_path(chat)
+        return self.root / shard_dirname(self.shard_index(chat))
 
     def legacy_path(self, chat: str) -> Path:
         """Where an older version kept the chat's own database (moved in at start)."""
         return self.data_dir / "chats" / chat_dirname(chat)
 
     def exists(self, chat: str) -> bool:
-        return chat in self.chats()
+        return chat in chats_in(self.path(chat))
 
     def chats(self) -> list[str]:
-        out: list[str] = []
-        for index in range(self.shards):
-            path = self.root / shard_dirname(index) / "chats.json"
-            out.extend(read_json(path, {"chats": []})["chats"])
-        return sorted(out)
+        return sorted(c for i in range(self.shards) for c in chats_in(self.root / shard_dirname(i)))
 
-    def _shard_db_for_migration(self, path: Path) -> ShardDb:
+    def _new_shard(self, path: Path) -> ShardDb:
         return ShardDb(path, buffer_pool_bytes=pool_size(self.buffer_pool_mb))
 
     # ------------------------------------------------------------------ opening
@@ -189,11 +180,11 @@ class StorePool:
             return db
         path = self.root / shard_dirname(index)
         try:
-            db = ShardDb(path, buffer_pool_bytes=pool_size(self.buffer_pool_mb))
+            db = self._new_shard(path)
         except RuntimeError as exc:  # Kùzu could not open (or replay the WAL of) the shard
             if any(cause in str(exc) for cause in NOT_BROKEN):
                 raise StoreError(f"the chat's database is busy: {exc}") from exc
-            chats = read_json(path / "chats.json", {"chats": []})["chats"]
+            chats = chats_in(path)
             if self._rebuild is None or not all(self._can_rebuild(c) for c in chats):
                 raise StoreError(f"the chat's database cannot be opened: {exc}") from exc
             aside = set_aside(path)
@@ -208,7 +199,7 @@ class StorePool:
             path.mkdir()
             write_json(path / "chats.json", {"chats": chats})
             write_json(path / "rebuild.json", sorted(chats))
-            db = ShardDb(path, buffer_pool_bytes=pool_size(self.buffer_pool_mb))
+            db = self._new_shard(path)
         self._dbs[index] = db
         return db
 
@@ -332,7 +323,7 @@ class StorePool:
         index = self.shard_index(chat)
         async with self._lock(chat), self._shard_lock(index):
             self._open.pop(chat, None)
-            if chat not in self.chats():
+            if not self.exists(chat):
                 return
 
             def erase() -> None:

@@ -106,6 +106,20 @@ def read_json(path: Path, default: Any) -> Any:
         return default
 
 
+def shard_dirname(index: int) -> str:
+    return f"shard-{index:03d}"
+
+
+def chats_in(path: Path) -> list[str]:
+    """The chats a shard directory holds (its chats.json), read without opening the shard."""
+    return list(read_json(path / "chats.json", {"chats": []})["chats"])
+
+
+def open_database(file: Path, buffer_pool_bytes: int) -> kuzu.Database:
+    # 64 GiB of address space, not the default 8 TiB
+    return kuzu.Database(str(file), buffer_pool_size=buffer_pool_bytes, max_db_size=1 << 36)
+
+
 class ShardDb:
     """One shard database, its lock and its one connection; the chats it holds (chats.json)
     and those waiting to be rebuilt after their shard was set aside (rebuild.json)."""
@@ -128,11 +142,7 @@ class ShardDb:
         return self.path / "graph.kz"
 
     def _open(self) -> None:
-        self._db = kuzu.Database(
-            str(self.file),
-            buffer_pool_size=self._pool_bytes,
-            max_db_size=1 << 36,  # 64 GiB of address space, not the default 8 TiB
-        )
+        self._db = open_database(self.file, self._pool_bytes)
         self._conn = kuzu.Connection(self._db)
         for stmt in SCHEMA:
             self._conn.execute(stmt)
@@ -198,7 +208,7 @@ class ShardDb:
 
     # ------------------------------------------------------------------ chats it holds
     def chats(self) -> list[str]:
-        return list(read_json(self.path / "chats.json", {"chats": []})["chats"])
+        return chats_in(self.path)
 
     def add_chat(self, chat: str) -> bool:
         """Register a chat; False when it was already there."""
@@ -235,9 +245,7 @@ class ShardDb:
             work.mkdir()
             self.checkpoint()
             self.conn.execute(f"EXPORT DATABASE '{work / 'export'}' (format='parquet')")
-            db = kuzu.Database(
-                str(work / "graph.kz"), buffer_pool_size=self._pool_bytes, max_db_size=1 << 36
-            )
+            db = open_database(work / "graph.kz", self._pool_bytes)
             conn = kuzu.Connection(db)
             conn.execute(f"IMPORT DATABASE '{work / 'export'}'")
             conn.close()

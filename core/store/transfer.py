@@ -24,7 +24,10 @@ from core.store.shard import (
     SCHEMA_VERSION,
     ShardDb,
     chat_tag,
+    chats_in,
+    open_database,
     read_json,
+    shard_dirname,
     shard_of,
     write_json,
 )
@@ -153,7 +156,7 @@ def read_legacy(path: Path, chat: str) -> Dump:
     """The rows of a chat database of an older version (one database per chat, schema 1 or
     2), scoped to the chat's tag as the shard schema keeps them."""
     tag = chat_tag(chat)
-    db = kuzu.Database(str(path / "graph.kz"), buffer_pool_size=256 << 20, max_db_size=1 << 36)
+    db = open_database(path / "graph.kz", 256 << 20)
     conn = kuzu.Connection(db)
     try:
         tables = {r[0] for r in _rows(conn, "CALL show_tables() RETURN name")}
@@ -288,8 +291,8 @@ def reshard(root: Path, shards: int, *, buffer_pool_bytes: int = 256 << 20) -> i
     moved = 0
     try:
         for index in range(old_n):
-            path = old_root / f"shard-{index:03d}"
-            chats = read_json(path / "chats.json", {"chats": []})["chats"]
+            path = old_root / shard_dirname(index)
+            chats = chats_in(path)
             if not chats:
                 continue
             source = ShardDb(path, buffer_pool_bytes=buffer_pool_bytes)
@@ -298,7 +301,7 @@ def reshard(root: Path, shards: int, *, buffer_pool_bytes: int = 256 << 20) -> i
                     dest = shard_of(chat, shards)
                     if dest not in targets:
                         targets[dest] = ShardDb(
-                            new_root / f"shard-{dest:03d}", buffer_pool_bytes=buffer_pool_bytes
+                            new_root / shard_dirname(dest), buffer_pool_bytes=buffer_pool_bytes
                         )
                     load_chat(targets[dest], dump_chat(source, chat_tag(chat)))
                     targets[dest].add_chat(chat)
