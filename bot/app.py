@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from datetime import timedelta
 from pathlib import Path
@@ -35,6 +36,7 @@ def build_embedder(settings: Settings) -> Embedder:
         BUNDLED_MODEL,
         FastEmbedEmbedder,
         bundled_minilm_dir,
+        fastembed_cache_is_empty,
     )
 
     if emb.local_dir == BUNDLED:
@@ -43,10 +45,11 @@ def build_embedder(settings: Settings) -> Embedder:
     local = Path(emb.local_dir) if emb.local_dir else None
     if local is not None:
         return FastEmbedEmbedder(emb.model, local_dir=local, threads=emb.threads)
-    try:  # a model downloaded before needs no network
-        return FastEmbedEmbedder(emb.model, threads=emb.threads, cached_only=True)
-    except Exception:
-        log.info("%s is not in fastembed's cache: downloading it", emb.model)
+    if not fastembed_cache_is_empty(os.environ.get("FASTEMBED_CACHE_PATH")):
+        try:  # a model downloaded before needs no network
+            return FastEmbedEmbedder(emb.model, threads=emb.threads, cached_only=True)
+        except Exception:
+            log.info("%s is not in fastembed's cache: downloading it", emb.model)
     if not model_hub_reachable():
         # fastembed would retry with sleeps for ~40 s before giving up
         return offline_embedder(settings, emb.model, "the model hub is unreachable")

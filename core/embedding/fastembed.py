@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 import threading
 from collections.abc import Sequence
 from importlib import util as importlib_util
@@ -30,6 +31,18 @@ def _package_dir(name: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError(f"package {name!r} is not installed (pip install {name})")
     return Path(next(iter(spec.submodule_search_locations)))
+
+
+def fastembed_cache_is_empty(cache_path: str | None) -> bool:
+    """Whether fastembed's cache (FASTEMBED_CACHE_PATH, else its default under the temporary
+    directory) holds nothing at all, checked without importing fastembed: importing it and
+    onnxruntime only to learn that no model was ever downloaded costs ~90 MB of RSS for the
+    life of the process (measured: 403 -> 313 MB for an idle bot that then loads USE)."""
+    path = Path(cache_path) if cache_path else Path(tempfile.gettempdir()) / "fastembed_cache"
+    try:
+        return not any(path.iterdir())
+    except OSError:  # missing or unreadable: nothing cached that fastembed could load
+        return True
 
 
 def bundled_minilm_dir(cache_dir: Path) -> Path:

@@ -66,3 +66,35 @@ def test_model_hub_probe_answers_without_waiting() -> None:
         assert model_hub_reachable("127.0.0.1", port)
     assert not model_hub_reachable("127.0.0.1", port)  # closed now: refused
     assert not model_hub_reachable("model-hub.invalid")  # no such name
+
+
+def test_nothing_in_fastembeds_cache_means_use_without_importing_fastembed(
+    tmp_path: Path,
+) -> None:
+    """The default model was never downloaded and the hub is unreachable: the bot loads USE
+    and never imports fastembed and onnxruntime (~90 MB of RSS for nothing), in a fresh
+    process so that other tests' imports do not count."""
+    import os
+    import subprocess
+    import sys
+
+    from core.embedding.fastembed import fastembed_cache_is_empty
+
+    cache = tmp_path / "fastembed"
+    cache.mkdir()
+    assert fastembed_cache_is_empty(str(cache)) and fastembed_cache_is_empty(str(tmp_path / "no"))
+    (cache / "models--x").mkdir()
+    assert not fastembed_cache_is_empty(str(cache))
+    (cache / "models--x").rmdir()
+    code = (
+        "import sys; import bot.app as a; from bot.settings import Settings; "
+        "a.model_hub_reachable = lambda *_, **__: False; e = a.build_embedder(Settings()); "
+        "print(type(e).__name__, 'fastembed' in sys.modules, 'onnxruntime' in sys.modules)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EMBEDDING_", "GRAPHMEM_"))}
+    env |= {"FASTEMBED_CACHE_PATH": str(cache), "GRAPHMEM_DATA_DIR": str(tmp_path / "data")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["UseEmbedder", "False", "False"]
