@@ -37,10 +37,12 @@ _TRANSLIT = str.maketrans(
         "я": "ya",
     }
 )  # fmt: skip
-# Latin spellings of one sound, longest first; capitals mark a digraph already folded
+# Latin spellings of one sound, longest first; capitals mark a digraph already folded. "th" is
+# "т" in Russian spellings of Latin names (Python/Питон, Thomson/Томсон, Ethernet aside)
 _DIGRAPHS = (
     ("shch", "S"), ("sch", "S"), ("sh", "S"), ("ch", "C"), ("tch", "C"), ("zh", "Z"),
-    ("kh", "h"), ("ts", "c"), ("tz", "c"), ("ph", "f"), ("ck", "k"), ("qu", "kv"), ("x", "ks"),
+    ("kh", "h"), ("ts", "c"), ("tz", "c"), ("ph", "f"), ("th", "t"), ("ck", "k"), ("qu", "kv"),
+    ("x", "ks"),
     ("w", "v"), ("c", "k"), ("q", "k"), ("z", "s"), ("j", "y"),
 )  # fmt: skip
 _VOWELS = re.compile(r"[aeiouy]+")

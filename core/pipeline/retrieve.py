@@ -277,7 +277,9 @@ class Retriever(Stage):
         only that world's messages are shown, unless it has none among the hits. Otherwise the
         list stays chat-wide: scoping every question to its world cost recall on the recall
         fixture (0.833 against 0.847 at 10, bench/recall.py); scoping these costs nothing
-        there. Known gap: another spelling ("питон", "píton" against "Python") is not matched."""
+        there. A name in another script is matched by its sound ("мой питон" = "my python",
+        core/identity.py); known gap: another spelling in the same script ("píton" against
+        "python") is not."""
         cfg = self.config.recall
         entity_messages = list(dict.fromkeys(provenance))
         if literal:  # the question's entities: their facts' sources, then their mentions
