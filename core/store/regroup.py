@@ -104,7 +104,8 @@ class WorldMover(HistoryWriter):
                     f"CREATE (x)-[:FACT {{{_COPY}}}]->(y)",
                     {**p, "ta": self._u(ta), "tb": self._u(tb)},
                 )
-                self._exec(f"{between} DELETE f", p)
+                # Kùzu refuses a parameter its statement does not use ($dst)
+                self._exec(f"{between} DELETE f", {k: p[k] for k in ("a", "b", "fid")})
             for m, e in mentions:
                 if m in moving and target.get(e, e) != e:
                     self._exec(

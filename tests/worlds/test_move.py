@@ -1,0 +1,49 @@
+"""Moving messages between worlds (the regrouping job's step) when an entity stays behind: the
+destination gets its own entity of that name and the moved fact is re-created between the new
+end points, in one transaction; nothing is lost on either side."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from core.embedding import HashEmbedder
+from core.ports import GraphStore
+from core.rows import WorldRow
+from core.service import Core, CoreConfig
+from core.store.pool import StorePool
+from ontology import Ontology
+
+
+async def test_a_moved_fact_whose_subject_stays_is_recreated_in_the_destination(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    emb = HashEmbedder()
+    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name)
+    core = Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+    try:
+        stay = await core.remember("c", author="a", text="checkout depends on payments")
+        move = await core.remember("c", author="a", text="checkout depends on billing")
+        assert stay.world == move.world
+        now = datetime(2026, 3, 2, tzinfo=UTC)
+
+        def run(store: GraphStore) -> dict[str, int]:
+            store.upsert_world(WorldRow("w2", "", np.zeros(emb.dim, np.float32), 1, now, now, ""))
+            return store.move_messages([move.message_id], "w2", now)
+
+        await pool.run("c", run)
+        data = await core.export("c")
+        world_of = {m["id"]: m["world"] for m in data["messages"]}
+        assert world_of == {stay.message_id: stay.world, move.message_id: "w2"}
+        facts = {(f["subject"], f["object"]): f for f in data["facts"]}
+        assert set(facts) == {("checkout", "payments"), ("checkout", "billing")}
+        assert facts["checkout", "billing"]["sources"] == [move.message_id]
+        checkouts = {e["world"]: e["id"] for e in data["entities"] if e["name"] == "checkout"}
+        assert set(checkouts) == {stay.world, "w2"}  # one per world, the old one stays
+        moved = await core.facts("c")
+        assert {f.world for f in moved if f.object == "billing"} == {"w2"}
+        assert {f.world for f in moved if f.object == "payments"} == {stay.world}
+    finally:
+        await core.close()
