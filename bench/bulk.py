@@ -6,7 +6,8 @@ with a few broken lines that must be reported, then `python -m bot ask --json --
 Start-up (model load, opening the chat) is timed with a one-line import and one question and
 subtracted. The ask floor is measured in this process: the query embedding plus a bare exact
 scan of the chat's entity vectors. Disk: one chat of --disk-messages messages written through
-the core, its directory size at quarters of the way, and again after checkpoints with no writes.
+the core, its directory size at quarters of the way (after a pause long enough for the idle
+checkpoint and compaction), and again after checkpoints with no writes.
 """
 
 from __future__ import annotations
@@ -295,30 +296,53 @@ def du_kb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024
 
 
-async def bench_disk(n: int, chats: int = 1) -> None:
+async def bench_disk(n: int, chats: int = 1, pause: bool = True) -> None:
     """n messages over `chats` chats (sharing the shard databases), then 10 checkpoints
-    without writes: bytes per message, and growth from checkpoints alone."""
-    from bench.run import make_core
+    without writes: bytes per message, and growth from checkpoints alone. At each quarter
+    the writer pauses until its shards are quiet (the pool's idle checkpoint, and its
+    compaction when due, as a chat's pause would bring), or with pause=False checkpoints
+    the first chat's shard at once."""
+    import logging
 
+    from bench.run import make_core
+    from core.store.pool import StorePool
+
+    compactions: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            compactions.append(record.getMessage())
+
+    pool_log = logging.getLogger("core.store.pool")
+    pool_log.setLevel(logging.INFO)
+    pool_log.addHandler(Collect(logging.INFO))
     root = scratch_dir()
     core = make_core(root, offline_embedder())
+    pool = core.pool
+    assert isinstance(pool, StorePool)
     marks = {n // 4, n // 2, n}
     sizes = []
     for i, (text, _) in enumerate(stream(21, n, question_every=0), start=1):
         await core.remember(f"disk{i % chats}", author=PEOPLE[i % len(PEOPLE)], text=text)
         if i in marks:
-            await core.pool.run("disk0", lambda s: s.checkpoint())
+            if pause:
+                await pool.settled()
+            else:
+                await pool.run("disk0", lambda s: s.checkpoint())
             sizes.append((i, du_kb(root / "shards")))
     for _ in range(10):  # checkpoints and re-opens with no new data
-        await core.pool.run("disk0", lambda s: (s.detach(), s.attach()))
+        await pool.run("disk0", lambda s: (s.detach(), s.attach()))
     idle = du_kb(root / "shards")
     await core.close()
     closed = du_kb(root / "shards")
     grow = ", ".join(f"{k} msgs {kb / 1024:.1f} MB" for k, kb in sizes)
     print(
-        f"disk, {chats} chat(s): {grow}; {closed / n:.1f} KB per message at {n} (target <= 10); "
-        f"after 10 checkpoints with no writes {idle / 1024:.1f} MB, closed {closed / 1024:.1f} MB"
+        f"disk, {chats} chat(s), {'quiet pauses' if pause else 'no pauses'}: {grow}; "
+        f"{closed / n:.1f} KB per message at {n} (target <= 10); after 10 checkpoints with no "
+        f"writes {idle / 1024:.1f} MB, closed {closed / 1024:.1f} MB"
     )
+    for line in compactions:
+        print(f"  {line}")
 
 
 async def main() -> None:
@@ -328,6 +352,11 @@ async def main() -> None:
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--disk-messages", type=int, default=1000)
     ap.add_argument("--disk-chats", type=int, default=1, help="chats the disk messages go to")
+    ap.add_argument(
+        "--disk-no-pause",
+        action="store_true",
+        help="checkpoint at each quarter at once instead of pausing until the shards are quiet",
+    )
     ap.add_argument("--compare", type=int, default=500, help="lines per kind for bench_paths")
     ap.add_argument(
         "--data", type=Path, help="data directory kept for the next run (its import is reused)"
@@ -345,7 +374,7 @@ async def main() -> None:
     if "ask" not in args.skip and imported:
         await bench_ask(data, args.questions)
     if "disk" not in args.skip:
-        await bench_disk(args.disk_messages, args.disk_chats)
+        await bench_disk(args.disk_messages, args.disk_chats, pause=not args.disk_no_pause)
     if "compare" not in args.skip:
         await bench_paths(args.compare)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -290,16 +291,47 @@ class StorePool:
         task.add_done_callback(self._background.discard)
 
     async def _idle_checkpoint(self, index: int) -> None:
+        """Checkpoint a quiet shard, then compact it when its file has grown well beyond its
+        data (ShardDb.compaction_due). A compaction holds the shard (measured: 0.5-0.6 s for
+        a chat of 1,000 messages, 4.4-4.9 s for 20 of them): its chats' operations wait, in
+        the event loop's queue; the loop itself runs on (Kùzu releases the GIL: ticks of 10 ms
+        were at most 34 ms apart during a 3.3 s compaction)."""
         lock = self._shard_lock(index)
         if lock.locked():  # busy again: its operation re-arms the timer
             return
         async with lock:
             db = self._dbs.get(index)
-            if db is not None and db.dirty:
-                try:
-                    await asyncio.to_thread(db.checkpoint)
-                except Exception:  # the WAL still has the writes; the next checkpoint retries
-                    log.warning("idle checkpoint of a shard failed", exc_info=True)
+            if db is None or not db.dirty:
+                return
+            try:
+                await asyncio.to_thread(db.checkpoint)
+            except Exception:  # the WAL still has the writes; the next checkpoint retries
+                log.warning("idle checkpoint of a shard failed", exc_info=True)
+                return
+            if not db.compaction_due():
+                return
+            t0 = time.perf_counter()
+            try:
+                before, after = await asyncio.to_thread(db.compact)
+            except Exception:  # the old file stays in use (ShardDb.compact)
+                log.warning("compaction of shard %s failed", db.path.name, exc_info=True)
+                return
+            log.info(
+                "compacted %s: %.1f -> %.1f MB in %.2f s",
+                db.path.name,
+                before / 2**20,
+                after / 2**20,
+                time.perf_counter() - t0,
+            )
+
+    async def settled(self) -> None:
+        """Wait until every shard is quiet: its idle timer fired, its checkpoint and any
+        compaction done (benchmarks and tests; nothing in the bot needs to wait)."""
+        while self._idle or self._background:
+            if self._background:
+                await asyncio.gather(*self._background)
+            else:
+                await asyncio.sleep(0.05)
 
     async def release(self, chat: str) -> None:
         """Checkpoint the chat's shard now and replace its connection: Kùzu 0.11 holds memory
