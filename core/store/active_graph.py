@@ -34,11 +34,26 @@ class ActiveGraph:
         self.inn: dict[str, dict[str, ActiveFact]] = {}
         self.by_id: dict[str, ActiveFact] = {}
         self.mentions: dict[str, dict[str, None]] = {}  # entity -> message ids, oldest first
+        # provenance of every fact, any status (evidence: ChatStore.fact_sources): fact id ->
+        # (valid_from, sources), and entity -> ids of the facts it is subject or object of.
+        # A Kùzu lookup by a list of entity ids scans the shard's table (7 ms per question at
+        # 1k facts in one shard, measured; growing with every chat of the shard)
+        self.provenance: dict[str, tuple[datetime, list[str]]] = {}
+        self.touching: dict[str, dict[str, None]] = {}
 
     def add(self, fact: ActiveFact) -> None:
         self.by_id[fact.id] = fact
         self.out.setdefault(fact.src, {})[fact.id] = fact
         self.inn.setdefault(fact.dst, {})[fact.id] = fact
+        self.record(fact.id, fact.src, fact.dst, fact.valid_from, fact.sources)
+
+    def record(
+        self, fact_id: str, src: str, dst: str, valid_from: datetime, sources: list[str]
+    ) -> None:
+        """A fact's provenance (an active one through add; a closed one when loading)."""
+        self.provenance[fact_id] = (valid_from, list(sources))
+        for end in (src, dst):
+            self.touching.setdefault(end, {})[fact_id] = None
 
     def remove(self, fact_id: str) -> None:
         fact = self.by_id.pop(fact_id, None)
@@ -55,3 +70,5 @@ def _reconfirm(graph: ActiveGraph, *, fact_id: str, confidence: float, sources: 
     if fact is not None:
         fact.confidence = confidence
         fact.sources = list(sources)
+    if fact_id in graph.provenance:
+        graph.provenance[fact_id] = (graph.provenance[fact_id][0], list(sources))

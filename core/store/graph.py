@@ -16,6 +16,8 @@ from core.store.active_graph import ActiveFact, ActiveGraph
 from core.store.connection import _naive, _utc
 from core.store.facts import FactWriter
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
 _FACT_COLUMNS = (
     "a.id, a.name, a.kind, f.predicate, b.id, b.name, b.kind, f.id, f.confidence, f.status, "
     "f.valid_from, f.valid_to, f.sources, f.world"
@@ -45,10 +47,13 @@ class GraphReader(FactWriter):
         if self._graph is None:
             graph = ActiveGraph()
             for r in self._rows(
-                "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.chat = $chat AND "
-                "f.status = 'active' RETURN f.id, a.id, b.id, f.predicate, f.confidence, "
-                "f.valid_from, f.sources, f.world"
+                "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.chat = $chat "
+                "RETURN f.id, a.id, b.id, f.predicate, f.confidence, f.valid_from, f.sources, "
+                "f.world, f.status"
             ):
+                if r[8] != "active":  # history: its provenance only
+                    graph.record(r[0], r[1], r[2], _utc(r[5]) or _EPOCH, list(r[6] or []))
+                    continue
                 graph.add(
                     ActiveFact(
                         r[0],

@@ -19,14 +19,19 @@ from tests.conftest import build_core
 
 def snapshot(
     store: ChatStore,
-) -> tuple[set[tuple[str, str, str, str, float, tuple[str, ...]]], dict[str, list[str]]]:
+) -> tuple[
+    set[tuple[str, str, str, str, float, tuple[str, ...]]],
+    dict[str, list[str]],
+    dict[str, list[str]],
+]:
     graph = store.active_graph()
     facts = {
         (f.id, f.src, f.dst, f.predicate, round(f.confidence, 6), tuple(f.sources))
         for f in graph.by_id.values()
     }
     mentions = {e: store.mentions_of([e]) for e in store.entities}
-    return facts, mentions
+    sources = {e: store.fact_sources([e]) for e in store.entities}  # any status, in memory
+    return facts, mentions, sources
 
 
 async def assert_in_step(core: Core, tmp_path: Path, chat: str) -> None:
@@ -57,6 +62,11 @@ async def test_active_graph_follows_every_write(tmp_path: Path, ontology: Ontolo
     await core.ask(chat, "what does Acme belong to?")
     await core.remember_triple(chat, one.model_copy(update={"object": "Initech"}))  # supersede
     await assert_in_step(core, tmp_path, chat)
+
+    history = await core.pool.run(
+        chat, lambda s: [s.fact_sources([e]) for e, ent in s.entities.items() if ent.name == "Acme"]
+    )
+    assert [len(h) for h in history] == [2]  # the superseded fact's message is evidence too
 
     await core.ask(chat, "what does checkout depend on?")
     await core.forget_entity(chat, "antifraud")  # DETACH DELETE
