@@ -159,9 +159,10 @@ class BulkIngest(Ingest):
     def _write(
         self, store: GraphStore, lines: list[_Line], names: dict[str, Vector]
     ) -> list[IngestResult]:
-        """Every line of the batch in one transaction, each as the one-line path writes it."""
+        """Every line of the batch in one transaction, each through the one-line path's
+        steps, its rows written together (the store's staged writes)."""
         results = []
-        with store.transaction():
+        with store.staged():
             for x in lines:
                 assert x.emb is not None
                 checked = Checked(x.msg_id, x.author, x.text, x.ts, x.emb)
