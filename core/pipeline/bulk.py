@@ -23,6 +23,7 @@ from core.errors import CoreError
 from core.inbound import ChatRecord, RecordKind
 from core.language import clean_name, name_key
 from core.models import ImportItem, IncomingMessage, IngestResult, Rejection, TripleIn
+from core.pipeline.context import Context, RouteVectors
 from core.pipeline.ingest import Checked, Ingest
 from core.ports import GraphStore, Vector
 from core.rows import Extraction, new_id
@@ -30,6 +31,10 @@ from core.rows import Extraction, new_id
 log = logging.getLogger(__name__)
 
 EMBED_CHUNK = 32
+# lines between releases of the chat's shard (a checkpoint and a new connection, which free
+# what Kùzu holds for a connection's writes): a checkpoint costs ~0.2-0.3 s, and a staged batch
+# writes with tens of statements where it took several per line when this was every batch
+RELEASE_EVERY = 2048
 
 
 @dataclass
@@ -52,6 +57,11 @@ def _record(chat: str, line: _Line) -> ChatRecord:
 
 
 class BulkIngest(Ingest):
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self._stored = RouteVectors()  # stored ("author: text") vectors of recent lines
+        self._unreleased: dict[str, int] = {}  # lines written per chat since its last release
+
     async def remember_many(
         self, chat: str, items: Sequence[ImportItem]
     ) -> list[IngestResult | CoreError]:
@@ -85,7 +95,10 @@ class BulkIngest(Ingest):
                 for line, result in zip(ready, results, strict=True):
                     out[line.index] = result
             await durable.finish_many(self.inbound, chat, [x.msg_id for x in ready])
-            await self.pool.release(chat)  # frees what the batch's writes held (see release)
+            self._unreleased[chat] = self._unreleased.get(chat, 0) + len(ready)
+            if self._unreleased[chat] >= RELEASE_EVERY:  # frees what the writes held (release)
+                self._unreleased[chat] = 0
+                await self.pool.release(chat)
         return [r for r in out if r is not None]
 
     def _check(self, index: int, item: ImportItem) -> _Line | IngestResult | CoreError:
@@ -119,15 +132,25 @@ class BulkIngest(Ingest):
             return exc
 
     async def _embed_messages(self, lines: list[_Line]) -> None:
-        """The vectors message_vectors gives each line, for the whole batch in one call."""
-        adaptive = self.config.world_mode == WorldMode.ADAPTIVE
-        texts = [f"{x.author}: {x.text}" for x in lines]
-        if adaptive:
-            texts += [x.text for x in lines]
-        vecs = await self._embed_chunked(texts)
-        n = len(lines)
-        for k, line in enumerate(lines):
-            line.emb = (vecs[k], vecs[n + k] if adaptive else vecs[k])
+        """The vectors message_vectors gives each line, each distinct text embedded once:
+        the stored "author: text" ones and (adaptive) the routing ones of the text alone,
+        which go to the routing cache as the one-line path puts them there."""
+        stored = await self._cached(self._stored, [f"{x.author}: {x.text}" for x in lines])
+        routing = stored
+        if self.config.world_mode == WorldMode.ADAPTIVE:
+            routing = await self._cached(self.ctx.route_vectors, [x.text for x in lines])
+        for line, emb, route_emb in zip(lines, stored, routing, strict=True):
+            line.emb = (emb, route_emb)
+
+    async def _cached(self, cache: RouteVectors, texts: list[str]) -> list[Vector]:
+        """texts' vectors, embedding only those the cache does not hold (an import repeats
+        many: 10,000 generated chat lines hold 4,154 distinct "author: text")."""
+        known = {t: cache.get(t) for t in dict.fromkeys(texts)}
+        missing = [t for t, v in known.items() if v is None]
+        for text, vec in zip(missing, await self._embed_chunked(missing), strict=True):
+            known[text] = own = vec.copy()  # not a view that keeps its whole batch alive
+            cache.put(text, own)
+        return [v for v in (known[t] for t in texts) if v is not None]
 
     async def _embed_new_names(self, chat: str, lines: list[_Line]) -> dict[str, Vector]:
         """Vectors of the explicit facts' names the chat does not know yet, in one call. Names
@@ -148,13 +171,19 @@ class BulkIngest(Ingest):
         return dict(zip(fresh, await self._embed_chunked(fresh), strict=True))
 
     async def _embed_chunked(self, texts: list[str]) -> Vector:
-        """One embedding call per EMBED_CHUNK texts: a model's activations grow with the batch
-        (a batch of 256 lines took the import to ~1 GB of RSS, measured) and per text the
-        cost is flat beyond a few dozen."""
+        """One embedding call per EMBED_CHUNK texts, shortest first so a call pads little: a
+        model's activations grow with the batch (a batch of 256 lines took the import to ~1 GB
+        of RSS, measured) and per text the cost is flat beyond a few dozen."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         parts = [
-            await self.embed(texts[i : i + EMBED_CHUNK]) for i in range(0, len(texts), EMBED_CHUNK)
+            await self.embed([texts[i] for i in order[k : k + EMBED_CHUNK]])
+            for k in range(0, len(order), EMBED_CHUNK)
         ]
-        return np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
+        if not parts:
+            return np.zeros((0, self.embedder.dim), np.float32)
+        vecs = np.empty_like(parts[0], shape=(len(texts), parts[0].shape[1]))
+        vecs[order] = np.concatenate(parts)
+        return vecs
 
     def _write(
         self, store: GraphStore, lines: list[_Line], names: dict[str, Vector]

@@ -20,7 +20,7 @@ from core.rows import (
 )
 from core.store.active_graph import ActiveFact, ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
-from core.store.staging import StagedWrites, vector_text
+from core.store.staging import StagedWrites
 
 
 def _apply_to(graph: ActiveGraph) -> Callable[[Callable[[ActiveGraph], None]], None]:
@@ -96,7 +96,7 @@ class FactWriter(StagedWrites):
                     "key": ent.key,
                     "world": ent.world,
                     "ident": ent.ident,
-                    "emb": vector_text(ent.embedding),
+                    "emb": ent.embedding,
                     "now": _naive(now),
                 }
             )

@@ -17,7 +17,6 @@ from core.rows import (
 )
 from core.store.connection import _naive, _utc
 from core.store.graph import GraphReader
-from core.store.staging import vector_text
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,7 @@ class MessageLog(GraphReader):
             "x": extraction,
         }
         if self._staged is not None:  # a bulk batch's: written with the batch (staging.py)
-            self._staged.messages.append({**row, "emb": vector_text(embedding)})
+            self._staged.messages.append({**row, "emb": embedding})
             self._staged.batch_messages.add(message_id)
         else:
             self._exec(
