@@ -1,11 +1,16 @@
 """Bulk import (`python -m bot ingest`): a batch of one chat's lines embedded together and
 written in one transaction, with the same checks, entity resolution and per-line results as
-one line at a time, because each line goes through the same Ingest/Writer steps.
+one line at a time, because each line goes through the same Ingest/Writer steps; the store
+holds the batch's rows back and writes them with a few statements at its end (staged writes,
+core/store/staging.py).
 
 Measured before (bench/bulk.py): one line at a time an explicit fact cost two transactions
-(its message, then its fact) and two or three embedding calls of one short text each. Here a
-batch pays one transaction, one embedding call for its message texts and one for the names of
-its explicit facts that the chat does not know yet.
+(its message, then its fact) and two or three embedding calls of one short text each; in a
+batch each line still cost ~7 Kùzu statements. Here a batch pays one transaction of a few
+statements per table, and embeds each distinct text once: its message texts (shortest first,
+in calls of EMBED_CHUNK; texts seen in earlier batches are not embedded again) and the names
+of its explicit facts that no entity of the chat bears yet. The embedding is now most of an
+import's time (README "Many chats at once").
 """
 
 from __future__ import annotations
