@@ -193,7 +193,12 @@ class GraphStore(Protocol):
     def trace(self, trace_id: str) -> str | None: ...
     def export(self) -> dict[str, Any]: ...
     def transaction(self) -> AbstractContextManager[None]:
-        """Writes inside commit together (a bulk import's batch); nested ones join it."""
+        """Writes inside commit together; nested ones join it."""
+        ...
+
+    def staged(self) -> AbstractContextManager[None]:
+        """A bulk import's batch: one transaction whose rows are written together at its end
+        (or before anything reads the database); the in-memory indexes change as usual."""
         ...
 
     # issue 12: writes as one transaction, and the writes that rewrite history

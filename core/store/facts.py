@@ -1,5 +1,6 @@
 """Writing facts: entities upserted, facts added, re-confirmed or superseded in one
-transaction, the ActiveGraph kept in step.
+transaction, the ActiveGraph kept in step. While a bulk batch is staged (staging.py) the same
+steps hold their rows back and read the subject's current facts from the ActiveGraph.
 """
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 from core.models import FactStatus, FactView
 from core.rows import (
@@ -18,10 +20,17 @@ from core.rows import (
 )
 from core.store.active_graph import ActiveFact, ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
-from core.store.schema import ChatSchema
+from core.store.staging import StagedWrites
 
 
-class FactWriter(ChatSchema):
+def _apply_to(graph: ActiveGraph) -> Callable[[Callable[[ActiveGraph], None]], None]:
+    def apply(change: Callable[[ActiveGraph], None]) -> None:
+        change(graph)
+
+    return apply
+
+
+class FactWriter(StagedWrites):
     def write_facts(
         self, planned: Sequence[PlannedFact], *, source: str, now: datetime, world: str
     ) -> WriteOutcome:
@@ -29,6 +38,8 @@ class FactWriter(ChatSchema):
         outcome = WriteOutcome()
         new_entities: dict[str, PlannedEntity] = {}
         changes: list[Callable[[ActiveGraph], None]] = []  # replayed on the graph after commit
+        # staged, the graph answers the reads of the facts that follow: it changes at once
+        change = changes.append if self._staged is None else _apply_to(self.active_graph())
         self._graph_sync = True
         try:
             with self.transaction():
@@ -38,17 +49,12 @@ class FactWriter(ChatSchema):
                             self._create_entity(ent, now)
                             new_entities[ent.id] = ent
                         if source in self.message_ids:
-                            self._exec(
-                                "MATCH (m:Message {uid: $m}), (e:Entity {uid: $e}) "
-                                "WHERE m.chat = $chat AND e.chat = $chat "
-                                "MERGE (m)-[:MENTIONS {chat: $chat}]->(e)",
-                                {"m": self._u(source), "e": self._u(ent.id)},
-                            )
-                            changes.append(
+                            self._mention(source, ent.id)
+                            change(
                                 partial(ActiveGraph.mention, message_id=source, entity_id=ent.id)
                             )
                     view, closed = self._write_fact(
-                        fact, source=source, now=now, world=world, changes=changes
+                        fact, source=source, now=now, world=world, change=change
                     )
                     outcome.stored.append(view)
                     outcome.superseded.extend(closed)
@@ -58,15 +64,43 @@ class FactWriter(ChatSchema):
         finally:
             self._graph_sync = False
         if self._graph is not None:
-            for change in changes:
-                change(self._graph)
+            for replay in changes:
+                replay(self._graph)
         for ent in new_entities.values():
             self._index_entity(
                 EntityRow(ent.id, ent.kind, ent.name, ent.key, ent.world, ent.ident), ent.embedding
             )
         return outcome
 
+    def _mention(self, message_id: str, entity_id: str) -> None:
+        if self._staged is not None and self._staged.mention(message_id, entity_id):
+            return
+        self._exec(
+            "MATCH (m:Message {uid: $m}), (e:Entity {uid: $e}) "
+            "WHERE m.chat = $chat AND e.chat = $chat "
+            "MERGE (m)-[:MENTIONS {chat: $chat}]->(e)",
+            {"m": self._u(message_id), "e": self._u(entity_id)},
+        )
+
+    def active_graph(self) -> ActiveGraph:
+        raise NotImplementedError  # graph.py loads it
+
     def _create_entity(self, ent: PlannedEntity, now: datetime) -> None:
+        if self._staged is not None:
+            self._staged.entities.append(
+                {
+                    "uid": self._u(ent.id),
+                    "id": ent.id,
+                    "kind": ent.kind,
+                    "name": ent.name,
+                    "key": ent.key,
+                    "world": ent.world,
+                    "ident": ent.ident,
+                    "emb": ent.embedding,
+                    "now": _naive(now),
+                }
+            )
+            return
         self._exec(
             "CREATE (:Entity {uid: $u, chat: $chat, id: $id, kind: $kind, name: $name, "
             "key: $key, aliases: $aliases, world: $world, ident: $ident, emb: $emb, "
@@ -92,43 +126,106 @@ class FactWriter(ChatSchema):
         source: str,
         now: datetime,
         world: str,
-        changes: list[Callable[[ActiveGraph], None]],
+        change: Callable[[Callable[[ActiveGraph], None]], None],
     ) -> tuple[FactView, list[str]]:
-        current = self._rows(
-            "MATCH (a:Entity {uid: $s})-[f:FACT]->(b:Entity) WHERE a.chat = $chat AND "
-            "f.chat = $chat AND f.predicate = $p AND f.status = 'active' "
-            "RETURN b.id, f.id, f.confidence, f.sources, f.world",
-            {"s": self._u(fact.subject.id), "p": fact.predicate},
-        )
         closed: list[str] = []
-        for obj_id, fact_id, conf, sources, fact_world in current:
+        for obj_id, fact_id, conf, sources, fact_world in self._current(fact):
             if obj_id == fact.object.id:
                 # seen again: re-confirm (noisy-or of the two confidences), keep provenance
                 merged = 1.0 - (1.0 - float(conf)) * (1.0 - fact.confidence)
                 srcs = list(sources or [])
                 if source and source not in srcs:
                     srcs.append(source)
-                self._exec(
-                    "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id = $id "
-                    "SET f.confidence = $c, f.confirmed_at = $now, f.sources = $src",
-                    {"id": fact_id, "c": merged, "now": _naive(now), "src": srcs},
-                )
+                ends = (fact.subject.id, obj_id)
+                self._set_fact(fact_id, ends, c=merged, now=_naive(now), src=srcs)
                 self._fact_stat(fact_world or world, 0, merged - float(conf))
-                changes.append(
-                    partial(_reconfirm, fact_id=fact_id, confidence=merged, sources=srcs)
-                )
+                change(partial(_reconfirm, fact_id=fact_id, confidence=merged, sources=srcs))
                 return self._fact_view(fact, fact_id, merged, srcs, now, world), closed
             if fact.single_valued:
-                self._exec(
-                    "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id = $id "
-                    "SET f.status = $st, f.valid_to = $now",
-                    {"id": fact_id, "st": FactStatus.SUPERSEDED.value, "now": _naive(now)},
-                )
+                ends = (fact.subject.id, obj_id)
+                self._set_fact(fact_id, ends, st=FactStatus.SUPERSEDED.value, now=_naive(now))
                 closed.append(fact_id)
-                changes.append(partial(ActiveGraph.remove, fact_id=fact_id))
+                change(partial(ActiveGraph.remove, fact_id=fact_id))
                 self._fact_stat(fact_world or world, -1, -float(conf))
         fact_id = new_id("f")
         sources = [source] if source else []
+        self._create_fact(fact, fact_id, sources=sources, now=now, world=world)
+        self._fact_stat(world, 1, fact.confidence)
+        change(
+            partial(
+                ActiveGraph.add,
+                fact=ActiveFact(
+                    fact_id,
+                    fact.subject.id,
+                    fact.object.id,
+                    fact.predicate,
+                    fact.confidence,
+                    _utc(now) or now,
+                    list(sources),
+                    world,
+                ),
+            )
+        )
+        return self._fact_view(fact, fact_id, fact.confidence, sources, now, world), closed
+
+    def _current(self, fact: PlannedFact) -> list[tuple[str, str, float, list[str], str]]:
+        """(object id, fact id, confidence, sources, world) of the subject's active facts of
+        the predicate; staged, from the ActiveGraph (kept in step with the batch's writes)."""
+        if self._staged is not None:
+            out = self.active_graph().out.get(fact.subject.id, {}).values()
+            return [
+                (f.dst, f.id, f.confidence, f.sources, f.world)
+                for f in out
+                if f.predicate == fact.predicate
+            ]
+        rows = self._rows(
+            "MATCH (a:Entity {uid: $s})-[f:FACT]->(b:Entity) WHERE a.chat = $chat AND "
+            "f.chat = $chat AND f.predicate = $p AND f.status = 'active' "
+            "RETURN b.id, f.id, f.confidence, f.sources, f.world",
+            {"s": self._u(fact.subject.id), "p": fact.predicate},
+        )
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    def _set_fact(self, fact_id: str, ends: tuple[str, str], **values: Any) -> None:
+        """Re-confirm (c, now, src) or supersede (st, now) a fact."""
+        if self._staged is not None:
+            stored = self._staged.superseded if "st" in values else self._staged.reconfirmed
+            if fact_id in self._staged.facts:  # created by this batch: its row changes
+                names = {"c": "confidence", "src": "sources", "st": "status"}
+                now_as = "valid_to" if "st" in values else "confirmed_at"
+                row = {names.get(k, now_as): v for k, v in values.items()}
+                self._staged.facts[fact_id].update(row)
+            else:
+                s, o = self._us(ends)
+                stored.setdefault(fact_id, {"id": fact_id, "s": s, "o": o}).update(values)
+            return
+        if "st" in values:
+            query = "SET f.status = $st, f.valid_to = $now"
+        else:
+            query = "SET f.confidence = $c, f.confirmed_at = $now, f.sources = $src"
+        self._exec(
+            "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id = $id " + query,
+            {"id": fact_id, **values},
+        )
+
+    def _create_fact(
+        self, fact: PlannedFact, fact_id: str, *, sources: list[str], now: datetime, world: str
+    ) -> None:
+        if self._staged is not None:
+            self._staged.facts[fact_id] = {
+                "from": self._u(fact.subject.id),
+                "to": self._u(fact.object.id),
+                "id": fact_id,
+                "predicate": fact.predicate,
+                "confidence": fact.confidence,
+                "status": FactStatus.ACTIVE.value,
+                "valid_from": _naive(now),
+                "valid_to": None,
+                "confirmed_at": _naive(now),
+                "sources": sources,
+                "world": world,
+            }
+            return
         self._exec(
             "MATCH (a:Entity {uid: $s}), (b:Entity {uid: $o}) WHERE a.chat = $chat AND "
             "b.chat = $chat CREATE (a)-[:FACT {chat: $chat, id: $id, predicate: $p, "
@@ -145,23 +242,6 @@ class FactWriter(ChatSchema):
                 "w": world,
             },
         )
-        self._fact_stat(world, 1, fact.confidence)
-        changes.append(
-            partial(
-                ActiveGraph.add,
-                fact=ActiveFact(
-                    fact_id,
-                    fact.subject.id,
-                    fact.object.id,
-                    fact.predicate,
-                    fact.confidence,
-                    _utc(now) or now,
-                    list(sources),
-                    world,
-                ),
-            )
-        )
-        return self._fact_view(fact, fact_id, fact.confidence, sources, now, world), closed
 
     def _fact_view(
         self,

@@ -9,7 +9,8 @@ primary key looked up is chat-scoped (tests/core/test_shards.py tries to cross i
 
 The store is built in layers, one job each, every layer a base class of the next:
 connection.py (statements, transactions) -> indexes.py (in-memory indexes) ->
-world_records.py -> schema.py (model metadata) -> facts.py (writes) ->
+world_records.py -> schema.py (model metadata) -> staging.py (a bulk batch's rows held back
+and written together) -> facts.py (writes) ->
 graph.py (reads through the ActiveGraph, active_graph.py) -> messages.py -> merge.py (the world
 merge policy) -> history.py (edits, restored facts) -> regroup.py (moving messages between
 worlds) -> ChatStore here (the review queue, traces, export, bulk import).
@@ -75,6 +76,7 @@ class ChatStore(WorldMover):
         self._in_tx = False
         self._graph = None  # loaded on first read (see ActiveGraph)
         self._graph_sync = False  # True while write_facts keeps the graph in step itself
+        self._staged = None  # a bulk batch's rows not written yet (staging.py)
         self.rebuild = False  # the pool set aside this chat's unreadable shard (issue 12)
         self.entities = {}
         self.by_key = {}  # (world, key) -> entity id
@@ -102,18 +104,22 @@ class ChatStore(WorldMover):
         self, triple: TripleIn, sources: list[str], now: datetime, reason: str = ""
     ) -> PendingFact:
         pid = new_id("p")
-        self._exec(  # the reason rides in the Record's spare text column (topic)
-            "CREATE (:Record {uid: $rid, chat: $chat, kind: 'pending', key: $id, body: $t, "
-            "sources: $s, created_at: $now, topic: $reason})",
-            {
-                "rid": self._u(f"pending:{pid}"),
-                "id": pid,
-                "t": triple.model_dump_json(),
-                "s": sources,
-                "now": _naive(now),
-                "reason": reason,
-            },
-        )
+        row = {
+            "rid": self._u(f"pending:{pid}"),
+            "id": pid,
+            "t": triple.model_dump_json(),
+            "s": sources,
+            "now": _naive(now),
+            "reason": reason,
+        }
+        if self._staged is not None:  # a bulk batch's: written with the batch (staging.py)
+            self._staged.pending.append(row)
+        else:
+            self._exec(  # the reason rides in the Record's spare text column (topic)
+                "CREATE (:Record {uid: $rid, chat: $chat, kind: 'pending', key: $id, body: $t, "
+                "sources: $s, created_at: $now, topic: $reason})",
+                row,
+            )
         return PendingFact(id=pid, triple=triple, sources=sources, created_at=now, reason=reason)
 
     def pending(self, pending_id: str | None = None) -> list[PendingFact]:

@@ -34,21 +34,25 @@ class MessageLog(GraphReader):
         embedding: npt.NDArray[np.float32],
     ) -> MessageRow:
         self.message_seq += 1
-        self._exec(
-            "CREATE (:Message {uid: $u, chat: $chat, id: $id, seq: $seq, author: $author, "
-            "text: $text, ts: $ts, world: $world, extraction: $x, emb: $emb})",
-            {
-                "u": self._u(message_id),
-                "id": message_id,
-                "seq": self.message_seq,
-                "author": author,
-                "text": text,
-                "ts": _naive(ts),
-                "world": world,
-                "x": extraction,
-                "emb": embedding.tolist(),
-            },
-        )
+        row = {
+            "uid": self._u(message_id),
+            "id": message_id,
+            "seq": self.message_seq,
+            "author": author,
+            "text": text,
+            "ts": _naive(ts),
+            "world": world,
+            "x": extraction,
+        }
+        if self._staged is not None:  # a bulk batch's: written with the batch (staging.py)
+            self._staged.messages.append({**row, "emb": embedding})
+            self._staged.batch_messages.add(message_id)
+        else:
+            self._exec(
+                "CREATE (:Message {uid: $uid, chat: $chat, id: $id, seq: $seq, author: $author, "
+                "text: $text, ts: $ts, world: $world, extraction: $x, emb: $emb})",
+                {**row, "emb": embedding.tolist()},
+            )
         self.message_ids.add(message_id)
         self.message_vectors.add(message_id, embedding)
         if world in self.worlds:

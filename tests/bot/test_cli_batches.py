@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 from pathlib import Path
+
+import pytest
 
 from core.service import Core
 
@@ -73,3 +76,73 @@ async def test_batch_size_changes_nothing_but_speed(core: Core, tmp_path: Path) 
     # every bad line is reported once, in file order, with its own line number
     assert line_numbers(report) == [2, 4, 5, 7, 8, 10]
     assert "refused" in report.splitlines()[2]
+
+
+BROKEN = [
+    ("{not json", "skipped"),
+    ('["a list"]', "skipped"),
+    ('{"note": "neither text nor predicate"}', "skipped"),
+    ('{"subject": "x", "predicate": "WORKS_AT"}', "skipped"),
+    ('{"author": "ana", "text": "   "}', "skipped"),
+    (
+        '{"subject": "Ana", "subject_kind": "person", "predicate": "DEPENDS_ON", '
+        '"object": "svc-1", "object_kind": "service"}',
+        "refused",
+    ),
+]
+
+
+async def test_an_import_of_2000_lines(
+    core: Core, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """2,000 lines (facts and messages interleaved, each broken kind twice) in the CLI's
+    batches: every good line stored, every fact in the graph, each broken line reported once
+    with its own number, and no batch fell back to one line at a time."""
+    from bot.cli import ingest_file
+
+    lines: list[str] = []
+    bad: dict[int, str] = {}
+    for i in range(2000 - 2 * len(BROKEN)):
+        if i % 2:
+            item = {"id": f"m{i}", "author": f"user{i % 7}", "text": f"hello number {i}"}
+        else:
+            item = {
+                "subject": f"svc-{i}",
+                "subject_kind": "service",
+                "predicate": "DEPENDS_ON",
+                "object": f"svc-{i + 1}",
+                "object_kind": "service",
+            }
+        lines.append(json.dumps(item))
+        if i % 166 == 165:  # spread through the file, in batches of their own and shared ones
+            raw, why = BROKEN[len(bad) % len(BROKEN)]
+            lines.append(raw)
+            bad[len(lines)] = why
+    while len(bad) < 2 * len(BROKEN):
+        raw, why = BROKEN[len(bad) % len(BROKEN)]
+        lines.append(raw)
+        bad[len(lines)] = why
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert len(lines) == 2000
+    err = io.StringIO()
+    with caplog.at_level(logging.WARNING, logger="core.pipeline.bulk"):
+        counts = await ingest_file(core, "big", path, err=err)
+    assert not caplog.records  # every batch was written whole
+    good = 2000 - len(bad)
+    assert counts == {
+        "messages": good,
+        "facts": good // 2,
+        "pending": 0,
+        "rejected": 2,
+        "duplicates": 0,
+        "invalid": len(bad),
+    }
+    report = err.getvalue().splitlines()
+    assert line_numbers(err.getvalue()) == sorted(bad)
+    assert [line.split(": ")[1] for line in report] == [bad[n] for n in sorted(bad)]
+    assert (await core.stats("big"))["messages"] == good
+    facts = await core.facts("big", limit=10**6)
+    assert sorted((f.subject, f.object) for f in facts) == sorted(
+        (f"svc-{i}", f"svc-{i + 1}") for i in range(0, 2000 - 2 * len(BROKEN), 2)
+    )

@@ -7,11 +7,13 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pytest
 
 from core.errors import CoreError
 from core.models import ImportItem, IngestResult, TripleIn
 from core.service import Core
+from core.store.kuzu_store import ChatStore
 
 
 def fact(s: str, sk: str, p: str, o: str, ok: str, **kw: Any) -> TripleIn:
@@ -127,3 +129,92 @@ async def test_bulk_writes_only_its_chat(core: Core) -> None:
     assert (await core.stats("other"))["messages"] == 0
     answer = await core.ask("other", "what does checkout depend on?")
     assert answer.facts == []
+
+
+def snapshot(store: ChatStore) -> dict[str, Any]:
+    """What a chat's in-memory indexes hold, comparable between two loads of the chat (entity
+    vectors apart: see test_entity_vectors_survive_checkpoints)."""
+    graph = store.active_graph()
+    return {
+        "messages": sorted(store.message_ids),
+        "seq": store.message_seq,
+        "message_vectors": {
+            m: store.message_vectors.vector(m).tobytes() for m in store.message_ids
+        },
+        "entities": {
+            e.id: (e.kind, e.name, e.key, e.world, e.ident) for e in store.entities.values()
+        },
+        "by_key": dict(store.by_key),
+        "worlds": {
+            w.id: (
+                w.topic,
+                w.access_count,
+                w.merged_into,
+                w.messages,
+                w.facts,
+                w.centroid.tobytes(),
+            )
+            for w in store.worlds.values()
+        },
+        "facts": {
+            f.id: (f.src, f.dst, f.predicate, round(f.confidence, 9), f.sources, f.world)
+            for f in graph.by_id.values()
+        },
+        "mentions": {e: list(ms) for e, ms in graph.mentions.items() if ms},
+        "pending": sorted((p.triple.subject, p.sources[0]) for p in store.pending()),
+    }
+
+
+async def test_staged_batches_leave_what_the_database_holds(core: Core) -> None:
+    """After staged batches (re-confirmations and supersessions of facts of an earlier batch,
+    world merges in between, pending items), the chat's indexes are those a fresh load of the
+    chat from the database builds: every row and vector was written, none twice."""
+    later = [
+        ImportItem(
+            author="crm", triple=fact("payments", "service", "DEPENDS_ON", "antifraud", "service")
+        ),  # re-confirms a fact of batch one
+        ImportItem(author="crm", triple=fact("Olga", "person", "WORKS_AT", "Initech", "company")),
+        ImportItem(author="bia", message_id="m9", text="checkout depends on payments again"),
+    ]
+    await core.remember_many("c", ITEMS)
+    second = await core.remember_many("c", later)
+    assert outcome(second[0])[2] == [("payments", "DEPENDS_ON", "antifraud")]
+    assert outcome(second[1])[5] == 1  # Initech supersedes Globex, stored by batch one
+    live = await core.pool.run("c", snapshot)
+    await core.pool.discard("c")  # forget the indexes: the next run loads the chat from disk
+    loaded = await core.pool.run("c", snapshot)
+    assert live == loaded
+    assert len(live["facts"]) >= 5 and live["pending"] and live["mentions"]
+    # the re-confirmed fact carries the sources of both batches
+    assert any(f[2] == "DEPENDS_ON" and len(f[4]) == 2 for f in live["facts"].values())
+
+
+def entity_vectors(store: ChatStore) -> dict[str, float]:
+    return {
+        e.name: round(float(np.linalg.norm(v)), 3)
+        if (v := store.entity_vectors.vector(e.id)) is not None
+        else 0.0
+        for e in store.entities.values()
+    }
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="kuzu 0.11.3: FLOAT[] vectors of entities created after the table was checkpointed "
+    "read back as zeros once the shard checkpoints again (a COPY into a rel table does the "
+    "same); the one-line path loses them too (replayed from its own statements)",
+)
+async def test_entity_vectors_survive_checkpoints(core: Core) -> None:
+    """Entities written by two batches, and by two lines with a checkpoint in between, keep
+    their vectors in the database (what a restart loads)."""
+    zed = ImportItem(author="crm", triple=fact("Zed", "person", "WORKS_AT", "Initech", "company"))
+    await core.remember_many("bulk", [ITEMS[0]])
+    await core.remember_many("bulk", [zed])
+    await core.remember("one", author="ana", text=ITEMS[0].text or "", message_id="m1")
+    await core.pool.run("one", lambda s: s.checkpoint())
+    await core.remember_triple("one", zed.triple, author="crm")  # type: ignore[arg-type]
+    await core.pool.run("one", lambda s: s.checkpoint())
+    for chat in ("one", "bulk"):
+        live = await core.pool.run(chat, entity_vectors)
+        await core.pool.discard(chat)
+        assert await core.pool.run(chat, entity_vectors) == live, chat
