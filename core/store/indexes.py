@@ -33,6 +33,7 @@ class ChatIndexes(KuzuConnection):
     worlds: dict[str, WorldRow]
     world_vectors: VectorMatrix  # unit centroids of live worlds (routing)
     key_worlds: dict[str, set[str]]  # entity name key -> worlds that know it
+    unembedded: dict[str, list[str]]  # "e"/"m" -> ids loaded without a vector (repair_vectors)
     last_world: str  # the world of the latest message (conversational continuity)
     last_message_ts: datetime | None
     last_trace_id: str | None
@@ -73,6 +74,7 @@ class ChatIndexes(KuzuConnection):
         )
 
     def _load_entities(self) -> None:
+        self.unembedded.pop("e", None)
         for row, vec in self._vectors(
             "MATCH (e:Entity) WHERE e.chat = $chat "
             "RETURN e.id, e.kind, e.name, e.key, e.world, e.ident, e.aliases, e.emb"
@@ -80,9 +82,13 @@ class ChatIndexes(KuzuConnection):
             ent = EntityRow(
                 row[0], row[1], row[2], row[3], row[4], row[5] or "", list(row[6] or [])
             )
+            if vec is None or not vec.any():  # see ChatStore.repair_vectors
+                self.unembedded.setdefault("e", []).append(ent.id)
+                vec = None
             self._index_entity(ent, vec)
 
     def _load(self) -> None:
+        self.unembedded = {}
         self._load_entities()
         for row, vec in self._vectors(
             "MATCH (m:Message) WHERE m.chat = $chat "
@@ -90,8 +96,10 @@ class ChatIndexes(KuzuConnection):
         ):
             self.message_ids.add(row[0])
             self.message_seq = max(self.message_seq, int(row[1]))
-            if vec is not None:
+            if vec is not None and vec.any():
                 self.message_vectors.add(row[0], vec)
+            else:  # see ChatStore.repair_vectors
+                self.unembedded.setdefault("m", []).append(row[0])
             self.recall.add(row[0], row[2] or "", row[3] or "", _utc(row[4]) or datetime.now(UTC))
         for row, vec in self._vectors(
             "MATCH (w:Record) WHERE w.chat = $chat AND w.kind = 'world' "

@@ -122,6 +122,56 @@ class MessageLog(GraphReader):
                     out.setdefault(src)
         return list(out)
 
+    def repair_vectors(
+        self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256
+    ) -> int:
+        """Embed again the entities and messages that were loaded without a vector (or with
+        one of zeros), write them back and index them; returns how many.
+
+        Measured on kuzu 0.11.3: the FLOAT[] vector of an entity created after its table was
+        checkpointed can read back as zeros once the shard checkpoints again (reproduced by
+        replaying the store's own statements with the sparse vectors of the test embedder; not
+        seen with USE or MiniLM vectors over ~40 entities and frequent checkpoints). Without
+        this, such an entity silently stops being found by meaning after a restart. The text
+        embedded is what the write path embedded: the name, or "author: text"."""
+        todo = self.unembedded
+        self.unembedded = {}
+        entities = [(e, self.entities[e].name) for e in todo.get("e", []) if e in self.entities]
+        messages: list[tuple[str, str]] = []
+        if todo.get("m"):
+            rows = self._rows(
+                "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids RETURN m.id, m.author, "
+                "m.text",
+                {"ids": self._us(todo["m"])},
+            )
+            messages = [(r[0], f"{r[1]}: {r[2]}") for r in rows]
+        with self.transaction():
+            for table, items, matrix in (
+                ("Entity", entities, self.entity_vectors),
+                ("Message", messages, self.message_vectors),
+            ):
+                self._embed_into(table, items, matrix, embed, batch)
+        return len(entities) + len(messages)
+
+    def _embed_into(
+        self,
+        table: str,
+        items: list[tuple[str, str]],
+        matrix: VectorMatrix,
+        embed: Callable[[list[str]], npt.NDArray[np.float32]],
+        batch: int,
+    ) -> None:
+        """Embed (id, text) items in batches, store each vector in `table` and in `matrix`."""
+        for i in range(0, len(items), batch):
+            chunk = items[i : i + batch]
+            vecs = embed([text for _, text in chunk])
+            for (item_id, _), vec in zip(chunk, vecs, strict=True):
+                self._exec(
+                    f"MATCH (x:{table} {{uid: $u}}) WHERE x.chat = $chat SET x.emb = $e",
+                    {"u": self._u(item_id), "e": vec.tolist()},
+                )
+                matrix.add(item_id, vec)
+
     def reembed(
         self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256
     ) -> None:
@@ -138,15 +188,7 @@ class MessageLog(GraphReader):
                 ("Entity", entities, self.entity_vectors),
                 ("Message", [(r[0], f"{r[1]}: {r[2]}") for r in rows], self.message_vectors),
             ):
-                for i in range(0, len(items), batch):
-                    chunk = items[i : i + batch]
-                    vecs = embed([text for _, text in chunk])
-                    for (item_id, _), vec in zip(chunk, vecs, strict=True):
-                        self._exec(
-                            f"MATCH (x:{table} {{uid: $u}}) WHERE x.chat = $chat SET x.emb = $e",
-                            {"u": self._u(item_id), "e": vec.tolist()},
-                        )
-                        matrix.add(item_id, vec)
+                self._embed_into(table, items, matrix, embed, batch)
             # centroids are recomputed from their messages (text only, as routing embeds them)
             sums: dict[str, npt.NDArray[np.float32]] = {}
             for i in range(0, len(rows), batch):

@@ -225,6 +225,11 @@ class StorePool:
                 self.model_name,
             )
             store.reembed(self._embed)
+        elif store.unembedded and self._embed is not None:
+            repaired = store.repair_vectors(self._embed)
+            log.warning(
+                "chat=%s: %d stored vectors were missing or zero, embedded again", chat, repaired
+            )
         if chat in shard.to_rebuild() and self._rebuild is not None:
             store.rebuild = True
             self._rebuild(chat, store)
