@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,18 @@ def real_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
 def build_core(data_dir: Path, embedder: Embedder, ontology: Ontology, **config: object) -> Core:
     pool = StorePool(data_dir, dim=embedder.dim, model_name=embedder.model_name, max_open=8)
     return Core(pool=pool, embedder=embedder, ontology=ontology, config=CoreConfig(**config))  # type: ignore[arg-type]
+
+
+def hash_core(data_dir: Path, ontology: Ontology, **pool_options: Any) -> Core:
+    """A Core with the HashEmbedder on a StorePool given these options (shards, timers)."""
+    emb = HashEmbedder()
+    pool = StorePool(data_dir, dim=emb.dim, model_name=emb.model_name, **pool_options)
+    return Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+
+
+def pool_of(core: Core) -> StorePool:
+    assert isinstance(core.pool, StorePool)
+    return core.pool
 
 
 @pytest.fixture

@@ -8,26 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.embedding import HashEmbedder
-from core.service import Core, CoreConfig
-from core.store.pool import StorePool
+from core.service import Core
 from core.store.shard import COMPACT_RATIO, COMPACT_SLACK, ShardDb, chat_tag, read_json
 from core.store.transfer import dump_chat, load_chat
 from ontology import Ontology
+from tests.conftest import hash_core, pool_of
 
 CHAT = "telegram:42"
 MB = 1 << 20
 
 
 def make(data: Path, ontology: Ontology, idle: float = 0) -> Core:
-    emb = HashEmbedder()
-    pool = StorePool(data, dim=emb.dim, model_name=emb.model_name, idle_checkpoint_s=idle)
-    return Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
-
-
-def pool_of(core: Core) -> StorePool:
-    assert isinstance(core.pool, StorePool)
-    return core.pool
+    return hash_core(data, ontology, idle_checkpoint_s=idle)
 
 
 async def say(core: Core, start: int, n: int) -> None:

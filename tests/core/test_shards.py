@@ -11,25 +11,18 @@ from typing import Any
 
 from core.embedding import HashEmbedder
 from core.models import TripleIn
-from core.service import Core, CoreConfig
+from core.service import Core
 from core.store.kuzu_store import ChatStore
-from core.store.pool import StorePool
 from core.store.shard import ShardDb, chat_tag
 from core.store.transfer import delete_chat, dump_chat, load_chat
 from ontology import Ontology
+from tests.conftest import hash_core, pool_of
 
 A, B = "telegram:1001", "telegram:1002"
 
 
 def make(data: Path, ontology: Ontology, shards: int = 1) -> Core:
-    emb = HashEmbedder()
-    pool = StorePool(data, dim=emb.dim, model_name=emb.model_name, shards=shards)
-    return Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
-
-
-def pool_of(core: Core) -> StorePool:
-    assert isinstance(core.pool, StorePool)
-    return core.pool
+    return hash_core(data, ontology, shards=shards)
 
 
 def strings(value: Any) -> str:
