@@ -178,9 +178,9 @@ class BulkIngest(Ingest):
                 key = name_key(name)
                 ids = (store.by_key.get((w, key)) for w in sorted(store.key_worlds.get(key, ())))
                 same = [i for i in ids if i and (e := store.entities.get(i)) and e.name == name]
+                # (a vector kuzu read back as zeros never gets here: ChatStore.repair_vectors)
                 vec = store.entity_vectors.vector(same[0]) if same else None
-                # a zero vector is kuzu's loss (test_entity_vectors_survive_checkpoints)
-                out[name] = vec.copy() if vec is not None and vec.any() else None
+                out[name] = vec.copy() if vec is not None else None
             return out
 
         known = await self.pool.run(chat, borne)
