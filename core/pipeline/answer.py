@@ -28,8 +28,8 @@ class Answerer(Retriever):
         super().__init__(ctx)
         self._recent_language: dict[str, str] = {}  # chat -> its last message's language
         self._traces: dict[str, list[Trace]] = {}  # answered, not yet stored
-        self._trace_writers: dict[str, asyncio.Task[None]] = {}
-        self._flush: dict[str, asyncio.Event] = {}  # set: a reader waits, write now
+        # chat -> its trace writer and the event that makes it write now (a reader waits)
+        self._trace_writers: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}
 
     async def language(self, chat: str, text: str) -> str:
         """The language of a message; the chat's recent language decides when the message
@@ -109,10 +109,9 @@ class Answerer(Retriever):
     def _keep_trace(self, chat: str, trace: Trace) -> None:
         self._traces.setdefault(chat, []).append(trace)
         if chat not in self._trace_writers:
-            self._flush[chat] = asyncio.Event()
-            self._trace_writers[chat] = asyncio.get_running_loop().create_task(
-                self._store_traces(chat, self._flush[chat])
-            )
+            flush = asyncio.Event()
+            task = asyncio.get_running_loop().create_task(self._store_traces(chat, flush))
+            self._trace_writers[chat] = (task, flush)
 
     async def _store_traces(self, chat: str, flush: asyncio.Event) -> None:
         try:
@@ -131,12 +130,10 @@ class Answerer(Retriever):
                     log.warning("chat=%s %d traces not stored: %s", chat, len(batch), exc)
         finally:
             self._trace_writers.pop(chat, None)
-            self._flush.pop(chat, None)
 
     def adopt_traces(self, other: Answerer) -> None:
         """Take over another answerer's unwritten traces (Core rebuilt its stages)."""
         self._traces, self._trace_writers = other._traces, other._trace_writers
-        self._flush = other._flush
 
     async def traces_stored(self, chat: str | None = None, *, drop: bool = False) -> None:
         """Wait until the traces of answers given so far (in one chat, or all) are stored;
@@ -147,6 +144,6 @@ class Answerer(Retriever):
                 self._traces.pop(c, None)
             writer = self._trace_writers.get(c)
             if writer is not None:
-                if c in self._flush:
-                    self._flush[c].set()  # now, not after TRACE_DELAY_S
-                await asyncio.shield(writer)
+                task, flush = writer
+                flush.set()  # now, not after TRACE_DELAY_S
+                await asyncio.shield(task)
