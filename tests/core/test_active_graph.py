@@ -6,9 +6,14 @@ which builds its adjacency from the database alone.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
+
+from core.config import WorldMode
 from core.embedding import HashEmbedder
 from core.models import TripleIn
 from core.service import Core
@@ -16,17 +21,25 @@ from core.store.kuzu_store import ChatStore
 from ontology import Ontology
 from tests.conftest import build_core
 
+ACME_GLOBEX = TripleIn(
+    subject="Acme",
+    subject_kind="company",
+    predicate="BELONGS_TO",
+    object="Globex",
+    object_kind="company",
+)
+
 
 def snapshot(
     store: ChatStore,
 ) -> tuple[
-    set[tuple[str, str, str, str, float, tuple[str, ...]]],
+    set[tuple[str, str, str, str, float, tuple[str, ...], str]],
     dict[str, list[str]],
     dict[str, list[str]],
 ]:
     graph = store.active_graph()
     facts = {
-        (f.id, f.src, f.dst, f.predicate, round(f.confidence, 6), tuple(f.sources))
+        (f.id, f.src, f.dst, f.predicate, round(f.confidence, 6), tuple(f.sources), f.world)
         for f in graph.by_id.values()
     }
     mentions = {e: store.mentions_of([e]) for e in store.entities}
@@ -77,5 +90,51 @@ async def test_active_graph_follows_every_write(tmp_path: Path, ontology: Ontolo
     assert closed > 0
     answer = await core.ask(chat, "what does checkout depend on?")
     assert answer.facts == []  # closed facts left the read path at once
+    await assert_in_step(core, tmp_path, chat)
+    await core.close()
+
+
+class ThreeTopics:
+    """Orthogonal vectors by a word of the text, so routing puts each topic in its own world."""
+
+    model_name = "three-topics"
+    dim = 8
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            out[i, 2 if "Globex" in text else 1 if "ledger" in text else 0] = 1.0
+        return out
+
+
+async def test_active_graph_follows_world_merges(tmp_path: Path, ontology: Ontology) -> None:
+    """A merge without unification moves the facts' world in memory (the graph is kept); one
+    that unifies same-named entities drops it. Both must leave what a reload gives."""
+    core = build_core(tmp_path, ThreeTopics(), ontology, world_mode=WorldMode.ADAPTIVE)
+    chat = "c"
+    for text in ("checkout depends on payments", "payments depends on ledger"):
+        await core.remember(chat, author="a", text=text)
+    await core.remember_triple(chat, ACME_GLOBEX)
+
+    def merge(store: ChatStore, src_name: str, dst_name: str) -> dict[str, int]:
+        worlds = {e.name: e.world for e in store.entities.values()}
+        assert len({*worlds.values()}) == 3, "each topic in a world of its own"
+        src, dst = worlds[src_name], worlds[dst_name]
+        store.active_graph()  # loaded: the merge must keep it right or drop it
+        return store.merge_worlds(src, dst, store.worlds[dst].centroid, datetime.now(UTC))
+
+    moved = await core.pool.run(chat, lambda s: merge(s, "Acme", "checkout"))
+    assert (moved["unified"], moved["moved_entities"]) == (0, 2)
+    assert await core.pool.run(chat, lambda s: s._graph is not None)  # kept, in step
+    await assert_in_step(core, tmp_path, chat)
+
+    def unify(store: ChatStore) -> dict[str, int]:
+        ledger = next(e.world for e in store.entities.values() if e.name == "ledger")
+        into = next(e.world for e in store.entities.values() if e.name == "checkout")
+        store.active_graph()
+        return store.merge_worlds(ledger, into, store.worlds[into].centroid, datetime.now(UTC))
+
+    unified = await core.pool.run(chat, unify)
+    assert unified["unified"] == 1  # "payments" of both worlds is one entity now
     await assert_in_step(core, tmp_path, chat)
     await core.close()
