@@ -60,10 +60,20 @@ class Ingest(Writer):
         await durable.finish(self.inbound, chat, msg_id)
         return stored
 
-    async def message_vectors(self, author: str, text: str) -> tuple[Vector, Vector]:
+    async def message_vectors(
+        self, author: str, text: str, *, fact: bool = False
+    ) -> tuple[Vector, Vector]:
         """(stored vector of "author: text", routing vector). Adaptive routing embeds the text
         alone: the author prefix makes one person's messages on unrelated topics look alike
-        (measured by bench/worlds.py)."""
+        (measured by bench/worlds.py). An explicit fact's message ("a PREDICATE b", stated with
+        /remember or imported) is stored with the vector of its text alone: its author is
+        whoever typed or imported it, not someone the fact is about, and one embedding instead
+        of two halves what a 10,000-fact import embeds (bench/bulk.py)."""
+        if fact:
+            emb = (await self.embed([text]))[0]
+            if self.config.world_mode == WorldMode.ADAPTIVE:
+                self.ctx.route_vectors.put(text, emb)
+            return emb, emb
         if self.config.world_mode != WorldMode.ADAPTIVE:
             emb = (await self.embed([f"{author}: {text}"]))[0]
             return emb, emb
@@ -198,7 +208,8 @@ class Ingest(Writer):
             ts=now,
             triple=triple.model_dump_json(),
         )
-        checked = Checked(msg_id, author, text, now, await self.message_vectors(author, text))
+        vectors = await self.message_vectors(author, text, fact=True)
+        checked = Checked(msg_id, author, text, now, vectors)
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():  # the message and its fact, or neither
