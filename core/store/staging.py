@@ -16,7 +16,11 @@ an explicit fact took ~7 statements. Here nodes are created by `LOAD FROM` an Ar
 lists took ~8 ms a row and as text cast by Kùzu ~0.9 ms), edges by COPY from Arrow tables,
 which finds their end points through the primary-key index, where `UNWIND ... MATCH (a {uid:
 r.s}), (b {uid: r.o})` scans the node table for each statement (256 edges: 0.1 s at 2k nodes,
-2.4 s at 30k). Nodes are never COPYed: a rolled-back node COPY left committed nodes missing from
+2.4 s at 30k; `LOAD FROM $t MATCH (a {uid: f}), (b {uid: o})` is planned as a cross product and
+ran out of a 2 GB buffer pool at 10k nodes). A transaction that ran a COPY is checkpointed at
+its COMMIT (kuzu 0.11.3: no WAL is left after it, where LOAD FROM alone commits in ~10 ms and
+leaves its WAL), so a batch costs one checkpoint, and bot/cli.py sends large batches. Nodes are
+never COPYed: a rolled-back node COPY left committed nodes missing from
 the primary-key index (the next COPY could not find them), and a failed batch is rolled back
 and retried line by line.
 """
