@@ -59,7 +59,7 @@ class MessageIndex:
     (texts cost about their UTF-8 size; fetching ten rows from Kùzu cost ~5-10 ms at 10k).
 
     Built when the chat's store opens and appended to on every stored message (rows only grow;
-    forgetting a chat drops the whole store)."""
+    an edit re-indexes its row, retext; forgetting a chat drops the whole store)."""
 
     def __init__(self) -> None:
         self.ids: list[str] = []
@@ -108,6 +108,42 @@ class MessageIndex:
             rows, tfs = self._postings.setdefault(tok, ([], []))
             rows.append(row)
             tfs.append(tf)
+
+    def retext(self, message_id: str, text: str) -> None:
+        """An edited message: its words and text become the new ones (row, author and time
+        stay), so the words edited away no longer find it."""
+        row = self.row_of.get(message_id)
+        if row is None:
+            return
+        for tok in set(index_tokens(self.texts[row])):
+            rows, tfs = self._postings[tok]
+            at = rows.index(row)
+            del rows[at], tfs[at]
+            if not rows:
+                del self._postings[tok]
+            self._cache.pop(tok, None)
+        old_key = next((k for k, r in self._texts.items() if r == row), None)
+        if old_key is not None:  # the rows that had the same words now share the next of them
+            del self._texts[old_key]
+            twins = [r for r, s in enumerate(self._same) if s == row and r != row]
+            for r in twins:
+                self._same[r] = twins[0]
+            if twins:
+                self._texts[old_key] = twins[0]
+        toks = index_tokens(text)
+        self._total += len(toks) - self._lengths[row]
+        self._lengths[row] = len(toks)
+        self._same[row] = self._texts.setdefault(" ".join(sorted(toks)) or text.lower(), row)
+        self.texts[row] = text
+        self._arrays = None
+        counts: dict[str, int] = {}
+        for tok in toks:
+            counts[tok] = counts.get(tok, 0) + 1
+        for tok, tf in counts.items():
+            rows, tfs = self._postings.setdefault(tok, ([], []))
+            rows.append(row)
+            tfs.append(tf)
+            self._cache.pop(tok, None)
 
     # ------------------------------------------------------------------ lookups
     def ts(self, row: int) -> datetime:

@@ -62,8 +62,10 @@ class HistoryWriter(WorldMerger):
             "r.chat = $chat DELETE r",
             {"u": self._u(message_id)},
         )
-        self.message_vectors.remove({message_id})
+        # in place: removing the row would shift every later message's vector by one under
+        # the recall index's cached message -> vector row map (MessageIndex.vector_rows)
         self.message_vectors.add(message_id, embedding)
+        self.recall.retext(message_id, text)
         return closed
 
     def restore_fact(

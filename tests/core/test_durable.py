@@ -216,6 +216,36 @@ async def test_an_edit_supersedes_what_only_the_old_text_said(
     await core.close()
 
 
+async def test_an_edit_is_searched_by_its_new_words_and_vectors_stay_with_their_messages(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """After an edit the keyword index and the message -> vector map are what a reload gives:
+    the edited-away word finds nothing, and every later message keeps its own vector (the
+    edit used to remove and re-append the vector row, shifting the rows after it)."""
+    core = make_core(tmp_path, ontology)
+    lines = ["zanzibar invoice is late", "the quokka report is ready", "payments moved to Lisbon"]
+    for i, text in enumerate(lines):
+        await core.remember(CHAT, author="ann", text=text, message_id=str(i))
+    await core.ask(CHAT, "where did payments move?")  # builds the cached message -> vector map
+    await core.correct(CHAT, message_id="0", author="ann", text="the walrus invoice is late")
+
+    def view(store) -> tuple[list[str], list[str], list[str], list[str]]:  # type: ignore[no-untyped-def]
+        index = store.recall
+        rows = index.vector_rows(store.message_vectors)
+        owners = [store.message_vectors.ids[r] for r in rows]
+        found = [index.ids[r] for w in ("zanzibar", "walrus") for r in index.bm25(w, 5)]
+        return index.ids, owners, found, list(index.texts)
+
+    live = await core.pool.run(CHAT, view)
+    ids, owners, found, texts = live
+    assert owners == ids  # each message's row is its own vector
+    assert found == ["0"]  # by "walrus" only
+    assert texts[0] == "the walrus invoice is late"
+    await core.pool.close()
+    assert await core.pool.run(CHAT, view) == live  # and a reload from disk agrees
+    await core.close()
+
+
 async def test_a_message_and_its_facts_are_one_transaction(
     tmp_path: Path, ontology: Ontology
 ) -> None:
