@@ -194,6 +194,8 @@ class ShardDb:
         (work / "graph.kz").rename(self.file)  # the swap
         _fsync_dir(self.path)
         self._finish_compaction()
+        # laid out by COPY as a compaction leaves it: the next compaction counts from here
+        write_json(self.path / "compacted.json", {"bytes": self.file.stat().st_size})
         log.info("upgraded %s to schema %s: %s", self.path.name, SCHEMA_VERSION, rows)
         self._db = open_database(self.file, self._pool_bytes)
         self._conn = kuzu.Connection(self._db)
