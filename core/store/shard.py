@@ -182,10 +182,22 @@ class ShardDb:
         work = self.path / "compact.tmp"
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir()
-        self._conn.execute("CHECKPOINT")  # no WAL left beside the file that moves
-        rows = rebuild_schema3(
-            self._conn, work / "graph.kz", self._pool_bytes, SCHEMA, SCHEMA_VERSION
-        )
+        try:
+            self._conn.execute("CHECKPOINT")  # no WAL left beside the file that moves
+            rows = rebuild_schema3(
+                self._conn, work / "graph.kz", self._pool_bytes, SCHEMA, SCHEMA_VERSION
+            )
+        except (RuntimeError, OSError) as exc:  # not a broken shard: never set aside for it
+            shutil.rmtree(work, ignore_errors=True)
+            self._conn.close()
+            self._db.close()
+            self._conn = self._db = None
+            raise StoreError(
+                f"{self.path} holds schema 3 and could not be upgraded to schema "
+                f"{SCHEMA_VERSION} ({exc}); its files are untouched: free disk or memory and "
+                "start again, or export each chat with the previous version (`python -m bot "
+                "export --chat ID`) and `python -m bot ingest` it into a new data directory"
+            ) from exc
         self._conn.close()
         self._db.close()
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
