@@ -7,7 +7,8 @@ Start-up (model load, opening the chat) is timed with a one-line import and one 
 subtracted. The ask floor is measured in this process: the query embedding plus a bare exact
 scan of the chat's entity vectors. Disk: one chat of --disk-messages messages written through
 the core, its directory size at quarters of the way (after a pause long enough for the idle
-checkpoint and compaction), and again after checkpoints with no writes.
+checkpoint and compaction), and again after checkpoints with no writes; `--embedder use` for
+the disk part with USE (512-d) instead of the bundled MiniLM (384-d).
 """
 
 from __future__ import annotations
@@ -296,7 +297,17 @@ def du_kb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024
 
 
-async def bench_disk(n: int, chats: int = 1, pause: bool = True) -> None:
+def disk_embedder(name: str) -> Any:
+    """The model of the disk part: the bundled MiniLM (384-d) or USE (512-d, the offline
+    default of a bot without a fastembed cache)."""
+    if name == "use":
+        from core.embedding.use import UseEmbedder
+
+        return UseEmbedder(threads=1)
+    return offline_embedder()
+
+
+async def bench_disk(n: int, chats: int = 1, pause: bool = True, embedder: str = "minilm") -> None:
     """n messages over `chats` chats (sharing the shard databases), then 10 checkpoints
     without writes: bytes per message, and growth from checkpoints alone. At each quarter
     the writer pauses until its shards are quiet (the pool's idle checkpoint, and its
@@ -317,7 +328,7 @@ async def bench_disk(n: int, chats: int = 1, pause: bool = True) -> None:
     pool_log.setLevel(logging.INFO)
     pool_log.addHandler(Collect(logging.INFO))
     root = scratch_dir()
-    core = make_core(root, offline_embedder())
+    core = make_core(root, disk_embedder(embedder))
     pool = core.pool
     assert isinstance(pool, StorePool)
     marks = {n // 4, n // 2, n}
@@ -337,7 +348,7 @@ async def bench_disk(n: int, chats: int = 1, pause: bool = True) -> None:
     closed = du_kb(root / "shards")
     grow = ", ".join(f"{k} msgs {kb / 1024:.1f} MB" for k, kb in sizes)
     print(
-        f"disk, {chats} chat(s), {'quiet pauses' if pause else 'no pauses'}: {grow}; "
+        f"disk, {chats} chat(s), {embedder}, {'quiet pauses' if pause else 'no pauses'}: {grow}; "
         f"{closed / n:.1f} KB per message at {n} (target <= 10); after 10 checkpoints with no "
         f"writes {idle / 1024:.1f} MB, closed {closed / 1024:.1f} MB"
     )
@@ -357,6 +368,9 @@ async def main() -> None:
         action="store_true",
         help="checkpoint at each quarter at once instead of pausing until the shards are quiet",
     )
+    ap.add_argument(
+        "--embedder", choices=["minilm", "use"], default="minilm", help="the disk part's model"
+    )
     ap.add_argument("--compare", type=int, default=500, help="lines per kind for bench_paths")
     ap.add_argument(
         "--data", type=Path, help="data directory kept for the next run (its import is reused)"
@@ -374,7 +388,12 @@ async def main() -> None:
     if "ask" not in args.skip and imported:
         await bench_ask(data, args.questions)
     if "disk" not in args.skip:
-        await bench_disk(args.disk_messages, args.disk_chats, pause=not args.disk_no_pause)
+        await bench_disk(
+            args.disk_messages,
+            args.disk_chats,
+            pause=not args.disk_no_pause,
+            embedder=args.embedder,
+        )
     if "compare" not in args.skip:
         await bench_paths(args.compare)
 

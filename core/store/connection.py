@@ -3,8 +3,10 @@ the chat, transactions, checkpoints. The chat store's layers build on this one
 (core/store/kuzu_store.py).
 
 Every statement that names `$chat` gets the chat's tag as that parameter, and every primary
-key a statement looks up is chat-scoped with `_u` (`<tag>:<id>`); ids in the rows returned and
-in the in-memory indexes stay as the core knows them. All statements are parameterised.
+key a statement looks up is chat-scoped with `_u` (the INT64 key of `<tag>:<id>`,
+core/store/keys.py); ids in the rows returned and in the in-memory indexes stay as the core
+knows them. All statements are parameterised. Vectors of messages and entities are stored
+packed (core/store/packed.py): write them with `_packed`, read them with `_vectors`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import numpy.typing as npt
 
 from core.errors import StoreError
 from core.store.active_graph import ActiveGraph
+from core.store.keys import node_key
+from core.store.packed import pack_vector, unpack_vector
 from core.store.shard import ShardDb
 
 log = logging.getLogger(__name__)
@@ -63,12 +67,23 @@ class KuzuConnection:
     _graph: ActiveGraph | None  # loaded on first read (see ActiveGraph)
     _graph_sync: bool  # True while write_facts keeps the graph in step itself
 
-    def _u(self, item_id: str) -> str:
+    def _u(self, item_id: str) -> int:
         """The chat-scoped primary key of a node of this chat."""
-        return f"{self.tag}:{item_id}"
+        return node_key(f"{self.tag}:{item_id}")
 
-    def _us(self, ids: Iterable[str]) -> list[str]:
-        return [f"{self.tag}:{i}" for i in ids]
+    def _us(self, ids: Iterable[str]) -> list[int]:
+        return [node_key(f"{self.tag}:{i}") for i in ids]
+
+    @staticmethod
+    def _packed(vec: npt.NDArray[np.float32] | None) -> str:
+        """A message's or entity's vector as its `emb` column stores it."""
+        return pack_vector(vec)
+
+    def _as_stored(self, vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """The vector as the chat reads it back once it is stored (packed, then unpacked), so
+        an in-memory index holds the same vectors before and after the chat is loaded again."""
+        back = unpack_vector(pack_vector(vec), self.dim)
+        return vec if back is None else back
 
     @property
     def attached(self) -> bool:
@@ -153,9 +168,13 @@ class KuzuConnection:
     def _vectors(
         self, query: str, params: dict[str, Any] | None = None
     ) -> Iterator[tuple[list[Any], npt.NDArray[np.float32] | None]]:
-        """Rows whose last column is an embedding; mismatched dimensions yield None."""
+        """Rows whose last column is an embedding (packed text, or a FLOAT[] centroid);
+        mismatched dimensions yield None."""
         for row in self._rows(query, params):
             emb = row[-1]
+            if isinstance(emb, str):
+                yield row[:-1], unpack_vector(emb, self.dim)
+                continue
             vec = (
                 np.asarray(emb, dtype=np.float32)
                 if emb is not None and len(emb) == self.dim

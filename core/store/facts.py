@@ -67,7 +67,7 @@ class FactWriter(StagedWrites):
             for replay in changes:
                 replay(self._graph)
         for ent in new_entities.values():
-            self._index_entity(
+            self._index_new_entity(
                 EntityRow(ent.id, ent.kind, ent.name, ent.key, ent.world, ent.ident), ent.embedding
             )
         return outcome
@@ -114,7 +114,7 @@ class FactWriter(StagedWrites):
                 "aliases": [],
                 "world": ent.world,
                 "ident": ent.ident,
-                "emb": [] if ent.embedding is None else ent.embedding.tolist(),
+                "emb": self._packed(ent.embedding),
                 "now": _naive(now),
             },
         )

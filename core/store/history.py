@@ -23,7 +23,7 @@ class HistoryWriter(WorldMerger):
             return
         self._create_entity(ent, now)
         row = EntityRow(ent.id, ent.kind, ent.name, ent.key, ent.world, ent.ident)
-        self._index_entity(row, ent.embedding)
+        self._index_new_entity(row, ent.embedding)
 
     def correct_message(
         self, message_id: str, text: str, embedding: npt.NDArray[np.float32], now: datetime
@@ -34,7 +34,7 @@ class HistoryWriter(WorldMerger):
         with the new text's facts, so a crash leaves the old version or the new one."""
         self._exec(
             "MATCH (m:Message {uid: $u}) WHERE m.chat = $chat SET m.text = $t, m.emb = $e",
-            {"u": self._u(message_id), "t": text, "e": embedding.tolist()},
+            {"u": self._u(message_id), "t": text, "e": self._packed(embedding)},
         )
         rows = self._rows(
             "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.chat = $chat AND "
@@ -64,7 +64,7 @@ class HistoryWriter(WorldMerger):
         )
         # in place: removing the row would shift every later message's vector by one under
         # the recall index's cached message -> vector row map (MessageIndex.vector_rows)
-        self.message_vectors.add(message_id, embedding)
+        self.message_vectors.add(message_id, self._as_stored(embedding))
         self.recall.retext(message_id, text)
         return closed
 

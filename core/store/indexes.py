@@ -121,6 +121,10 @@ class ChatIndexes(KuzuConnection):
         )
         self.last_trace_id = rows[0][0] if rows else None
 
+    def _index_new_entity(self, ent: EntityRow, vec: npt.NDArray[np.float32] | None) -> None:
+        """Index an entity just written, with its vector as it was stored."""
+        self._index_entity(ent, None if vec is None else self._as_stored(vec))
+
     def _index_entity(self, ent: EntityRow, vec: npt.NDArray[np.float32] | None) -> None:
         self.entities[ent.id] = ent
         self.by_kind.setdefault(ent.kind, set()).add(ent.id)

@@ -225,7 +225,7 @@ class ChatStore(WorldMover):
             n = len(entities)
             table = pa.table(
                 {
-                    "uid": self._us(e[0] for e in entities),
+                    "uid": pa.array(self._us(e[0] for e in entities), pa.int64()),
                     "chat": [self.tag] * n,
                     "id": [e[0] for e in entities],
                     "kind": [e[1] for e in entities],
@@ -234,13 +234,13 @@ class ChatStore(WorldMover):
                     "aliases": pa.array([[]] * n, type=pa.list_(pa.string())),
                     "world": [world] * n,
                     "ident": [""] * n,
-                    "emb": pa.array([e[4] for e in entities], type=pa.list_(pa.float32())),
+                    "emb": pa.array([self._packed(e[4]) for e in entities], pa.string()),
                     "created_at": ts[:n],
                 }
             )
             self._exec("COPY Entity FROM $t", {"t": table})
             for e in entities:
-                self._index_entity(EntityRow(e[0], e[1], e[2], e[3], world, ""), e[4])
+                self._index_new_entity(EntityRow(e[0], e[1], e[2], e[3], world, ""), e[4])
         if facts:
             m = len(facts)
             table = pa.table(

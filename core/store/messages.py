@@ -51,10 +51,10 @@ class MessageLog(GraphReader):
             self._exec(
                 "CREATE (:Message {uid: $uid, chat: $chat, id: $id, seq: $seq, author: $author, "
                 "text: $text, ts: $ts, world: $world, extraction: $x, emb: $emb})",
-                {**row, "emb": embedding.tolist()},
+                {**row, "emb": self._packed(embedding)},
             )
         self.message_ids.add(message_id)
-        self.message_vectors.add(message_id, embedding)
+        self.message_vectors.add(message_id, self._as_stored(embedding))
         if world in self.worlds:
             self.worlds[world].messages += 1
         self.last_world, self.last_message_ts = world, _utc(ts)
@@ -133,7 +133,9 @@ class MessageLog(GraphReader):
         replaying the store's own statements with the sparse vectors of the test embedder; not
         seen with USE or MiniLM vectors over ~40 entities and frequent checkpoints). Without
         this, such an entity silently stops being found by meaning after a restart. The text
-        embedded is what the write path embedded: the name, or "author: text"."""
+        embedded is what the write path embedded: the name, or "author: text". (Schema 4
+        stores these vectors as text, core/store/packed.py, which that trap was not seen to
+        touch; the repair stays for any vector that reads back empty.)"""
         todo = self.unembedded
         self.unembedded = {}
         entities = [(e, self.entities[e].name) for e in todo.get("e", []) if e in self.entities]
@@ -168,9 +170,9 @@ class MessageLog(GraphReader):
             for (item_id, _), vec in zip(chunk, vecs, strict=True):
                 self._exec(
                     f"MATCH (x:{table} {{uid: $u}}) WHERE x.chat = $chat SET x.emb = $e",
-                    {"u": self._u(item_id), "e": vec.tolist()},
+                    {"u": self._u(item_id), "e": self._packed(vec)},
                 )
-                matrix.add(item_id, vec)
+                matrix.add(item_id, self._as_stored(vec))
 
     def reembed(
         self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256

@@ -16,8 +16,8 @@ of runs of that benchmark, 1 shard peaked at 626 MB and served 50 busy chats 10.
 shard, anything on the other) use the machine's two cores; one is the low-memory setting.
 
 Every node and edge carries its chat's tag (`chat`), every query filters on it through the
-`$chat` parameter, and every primary key is chat-scoped (`<tag>:<id>`), because platform
-message ids, record ids ("meta:model") and identifier-derived entity ids repeat across chats.
+`$chat` parameter, and every primary key is chat-scoped (the INT64 hash of `<tag>:<id>`, core/store/keys.py),
+because platform message ids, record ids ("meta:model") and identifier-derived entity ids repeat across chats.
 
 One writer per shard: Kùzu 0.11 fails a second concurrent write transaction at once, so all
 statements of all chats of a shard run under the shard's lock, on the shard's one connection.
@@ -39,6 +39,7 @@ import logging
 import os
 import shutil
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +47,15 @@ import kuzu
 from kuzu.prepared_statement import PreparedStatement
 
 from core.errors import StoreError
+from core.store.keys import SEED, SEED_KEY
 from core.store.memory import release_memory
+from core.store.upgrade import rebuild_schema3, upgrade_due
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "3"  # 3: chats share shard databases (2: one database per chat)
+# 4: INT64 primary keys and int8 vectors (3: `<tag>:<id>` string keys and FLOAT[] vectors,
+# upgraded at open: core/store/upgrade.py); 3: chats share shard databases (2: one per chat)
+SCHEMA_VERSION = "4"
 CHECKPOINT_EVERY = 200  # write statements of a shard between explicit checkpoints
 # statements of a connection before it is replaced (memory, see above); a new connection
 # costs 0.02 ms (measured), so often is free
@@ -62,27 +67,33 @@ COMPACT_RATIO = 1.25
 COMPACT_SLACK = 2 << 20
 COMPACT_MAX = 128 << 20
 
-# Every node table costs ~5 MB at open whatever its size; a rel table almost nothing. So the
-# small record kinds (meta, world, pending, trace) share one wide table, Record.
+# Every node table costs ~1-3 MB at open whatever its size (its primary-key index, below); a rel
+# table almost nothing. So the small record kinds (meta, world, pending, trace) share one wide
+# table, Record.
+#
+# Keys are INT64 (node_key), vectors of messages and entities int8 as base64 text
+# (core/store/packed.py). Measured on kuzu 0.11.3: a node table's primary-key index is 256
+# hash sub-indexes, ~1 MB for the first row and ~8 KB more for each sub-index a row lands in
+# (~3 MB from ~1,000 rows on, then nearly flat: 3.2 MB at 10,000); a string key longer than
+# 12 bytes (Kùzu inlines up to 12) adds an overflow page per sub-index (4.1 MB at 1,000 rows
+# for the `<16-hex tag>:<id>` keys of schema 3, 3.06 MB for INT64 keys).
 SCHEMA = [
-    """CREATE NODE TABLE IF NOT EXISTS Message(uid STRING PRIMARY KEY, chat STRING, id STRING,
+    """CREATE NODE TABLE IF NOT EXISTS Message(uid INT64 PRIMARY KEY, chat STRING, id STRING,
         seq INT64, author STRING, text STRING, ts TIMESTAMP, world STRING, extraction STRING,
-        emb FLOAT[])""",
-    """CREATE NODE TABLE IF NOT EXISTS Entity(uid STRING PRIMARY KEY, chat STRING, id STRING,
+        emb STRING)""",
+    """CREATE NODE TABLE IF NOT EXISTS Entity(uid INT64 PRIMARY KEY, chat STRING, id STRING,
         kind STRING, name STRING, key STRING, aliases STRING[], world STRING, ident STRING,
-        emb FLOAT[], created_at TIMESTAMP)""",
+        emb STRING, created_at TIMESTAMP)""",
     """CREATE REL TABLE IF NOT EXISTS FACT(FROM Entity TO Entity, chat STRING, id STRING,
         predicate STRING, confidence DOUBLE, status STRING, valid_from TIMESTAMP,
         valid_to TIMESTAMP, confirmed_at TIMESTAMP, sources STRING[], world STRING)""",
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Message TO Entity, chat STRING)",
-    """CREATE NODE TABLE IF NOT EXISTS Record(uid STRING PRIMARY KEY, chat STRING, kind STRING,
+    """CREATE NODE TABLE IF NOT EXISTS Record(uid INT64 PRIMARY KEY, chat STRING, kind STRING,
         key STRING, created_at TIMESTAMP, body STRING, sources STRING[], topic STRING,
         centroid FLOAT[], access_count INT64, last_active TIMESTAMP, merged_into STRING)""",
 ]
 NODE_TABLES = ("Message", "Entity", "Record")
 REL_TABLES = (("FACT", "Entity", "Entity"), ("MENTIONS", "Message", "Entity"))
-# the chat tag of the seed rows (see ShardDb._seed): never a chat's, whose tags are 16 hex digits
-SEED = "_seed"
 
 # Kùzu errors at open that say nothing about the files: another process holds the database,
 # or memory ran short. Such a shard is reported, never set aside.
@@ -156,9 +167,50 @@ class ShardDb:
         self._db = open_database(self.file, self._pool_bytes)
         self._conn = kuzu.Connection(self._db)
         self._statements = 0
+        if upgrade_due(self._conn):
+            self._upgrade()
         for stmt in SCHEMA:
             self._conn.execute(stmt)
         self._seed()
+
+    def _upgrade(self) -> None:
+        """Rebuild a shard of schema 3 in schema 4 (core/store/upgrade.py), then swap the
+        files as compact() does: a crash before the swap keeps the old file (and upgrades it
+        again at the next open), one after it finds the new one (_finish_compaction). The
+        schema-3 file is kept beside as `schema3-<time>.kz`."""
+        assert self._db is not None and self._conn is not None
+        work = self.path / "compact.tmp"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        try:
+            self._conn.execute("CHECKPOINT")  # no WAL left beside the file that moves
+            rows = rebuild_schema3(
+                self._conn, work / "graph.kz", self._pool_bytes, SCHEMA, SCHEMA_VERSION
+            )
+        except (RuntimeError, OSError) as exc:  # not a broken shard: never set aside for it
+            shutil.rmtree(work, ignore_errors=True)
+            self._conn.close()
+            self._db.close()
+            self._conn = self._db = None
+            raise StoreError(
+                f"{self.path} holds schema 3 and could not be upgraded to schema "
+                f"{SCHEMA_VERSION} ({exc}); its files are untouched: free disk or memory and "
+                "start again, or export each chat with the previous version (`python -m bot "
+                "export --chat ID`) and `python -m bot ingest` it into a new data directory"
+            ) from exc
+        self._conn.close()
+        self._db.close()
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        for f in sorted(self.path.glob("graph.kz*")):
+            f.rename(self.path / f"schema3-{stamp}{f.name.removeprefix('graph')}")
+        (work / "graph.kz").rename(self.file)  # the swap
+        _fsync_dir(self.path)
+        self._finish_compaction()
+        # laid out by COPY as a compaction leaves it: the next compaction counts from here
+        write_json(self.path / "compacted.json", {"bytes": self.file.stat().st_size})
+        log.info("upgraded %s to schema %s: %s", self.path.name, SCHEMA_VERSION, rows)
+        self._db = open_database(self.file, self._pool_bytes)
+        self._conn = kuzu.Connection(self._db)
 
     def _seed(self) -> None:
         """Give each empty rel table one edge written by COPY, between seed nodes of no chat.
@@ -171,7 +223,8 @@ class ShardDb:
         added, updated and deleted in place: one chat of 1,000 messages took 14.6 MB instead
         of 27.9 MB (bench.bulk's disk part). The seed rows must stay (deleting the seed's edge drops the node group, and
         the next one is created by CREATE again); every query filters on `$chat`, which is
-        never SEED, and no chat-scoped key (`<tag>:<id>`) is ever SEED."""
+        never SEED, and no chat-scoped key (`<tag>:<id>`) is ever SEED (their INT64 keys are
+        hashes of different strings)."""
         conn = self.conn
         seeded = False
         for table, source, target in REL_TABLES:
@@ -182,10 +235,12 @@ class ShardDb:
             if count[0]:
                 continue  # edges already (a shard of an older version: compaction fixes it)
             for node in {source, target}:
-                conn.execute(f"MERGE (x:{node} {{uid: $s}}) SET x.chat = $s", {"s": SEED})
+                conn.execute(
+                    f"MERGE (x:{node} {{uid: $k}}) SET x.chat = $s", {"k": SEED_KEY, "s": SEED}
+                )
             conn.execute(
-                f"COPY {table}(chat) FROM (UNWIND [$s] AS s RETURN s AS a, s AS b, s AS c)",
-                {"s": SEED},
+                f"COPY {table}(chat) FROM (UNWIND [$k] AS k RETURN k AS a, k AS b, $s AS c)",
+                {"k": SEED_KEY, "s": SEED},
             )
             seeded = True
         if seeded:  # in the file at once, so a quiet shard has no WAL to wait for

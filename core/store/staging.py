@@ -33,9 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from core.rows import WorldRow
+from core.store.packed import pack_vector
 from core.store.schema import ChatSchema
 
 # nodes with vectors come from an Arrow table scanned by LOAD FROM: the vectors cross as float32
@@ -77,18 +76,13 @@ FACT_COLUMNS = (
 
 
 def node_table(rows: list[dict[str, Any]]) -> Any:
-    """Rows of one node table as an Arrow table, each row's `emb` (a vector, or None stored as
-    an empty list as the one-line path stores it) in one float32 list column."""
+    """Rows of one node table as an Arrow table, each row's `emb` (a vector, or None) packed
+    as the one-line path stores it (core/store/packed.py)."""
     import pyarrow as pa
 
-    vecs = [r["emb"] for r in rows]
-    offsets = np.zeros(len(rows) + 1, np.int32)
-    np.cumsum([0 if v is None else len(v) for v in vecs], out=offsets[1:])
-    values = [np.asarray(v, np.float32) for v in vecs if v is not None]
-    flat = np.concatenate(values) if values else np.zeros(0, np.float32)
     columns = {k: [r[k] for r in rows] for k in rows[0] if k != "emb"}
-    emb = pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
-    return pa.table({**columns, "emb": emb})
+    emb = pa.array([pack_vector(r["emb"]) for r in rows], type=pa.string())
+    return pa.table({**columns, "uid": pa.array(columns["uid"], pa.int64()), "emb": emb})
 
 
 @dataclass

@@ -2,7 +2,7 @@
 the per-chat databases of older versions into their shards on first start.
 
 A chat's rows are copied as they are (same tag, same chat-scoped keys: a chat's tag depends on
-its key only), table by table through COPY from Arrow, in one transaction of the target shard.
+its key only; vectors stay packed, core/store/packed.py), table by table through COPY from Arrow, in one transaction of the target shard.
 Originals are never deleted: a migrated per-chat directory is renamed `<name>.migrated-<time>`,
 a resharded layout `shards.before-<time>`.
 """
@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import kuzu
+import numpy as np
 
+from core.store.keys import node_key
+from core.store.packed import pack_vector
 from core.store.shard import (
     NODE_TABLES,
     SCHEMA_VERSION,
@@ -39,24 +42,24 @@ log = logging.getLogger(__name__)
 _S, _I, _F, _TS, _VEC, _STRS = "string", "int64", "float64", "timestamp", "vector", "strings"
 COLUMNS: dict[str, list[tuple[str, str]]] = {
 "Message": [
-        ("uid", _S), ("chat", _S), ("id", _S), ("seq", _I), ("author", _S), ("text", _S),
-        ("ts", _TS), ("world", _S), ("extraction", _S), ("emb", _VEC),
+        ("uid", _I), ("chat", _S), ("id", _S), ("seq", _I), ("author", _S), ("text", _S),
+        ("ts", _TS), ("world", _S), ("extraction", _S), ("emb", _S),
     ],
     "Entity": [
-        ("uid", _S), ("chat", _S), ("id", _S), ("kind", _S), ("name", _S), ("key", _S),
-        ("aliases", _STRS), ("world", _S), ("ident", _S), ("emb", _VEC), ("created_at", _TS),
+        ("uid", _I), ("chat", _S), ("id", _S), ("kind", _S), ("name", _S), ("key", _S),
+        ("aliases", _STRS), ("world", _S), ("ident", _S), ("emb", _S), ("created_at", _TS),
     ],
     "Record": [
-        ("uid", _S), ("chat", _S), ("kind", _S), ("key", _S), ("created_at", _TS), ("body", _S),
+        ("uid", _I), ("chat", _S), ("kind", _S), ("key", _S), ("created_at", _TS), ("body", _S),
         ("sources", _STRS), ("topic", _S), ("centroid", _VEC), ("access_count", _I),
         ("last_active", _TS), ("merged_into", _S),
     ],
     "FACT": [
-        ("from", _S), ("to", _S), ("chat", _S), ("id", _S), ("predicate", _S),
+        ("from", _I), ("to", _I), ("chat", _S), ("id", _S), ("predicate", _S),
         ("confidence", _F), ("status", _S), ("valid_from", _TS), ("valid_to", _TS),
         ("confirmed_at", _TS), ("sources", _STRS), ("world", _S),
     ],
-    "MENTIONS": [("from", _S), ("to", _S), ("chat", _S)],
+    "MENTIONS": [("from", _I), ("to", _I), ("chat", _S)],
 }  # fmt: skip
 Dump = dict[str, list[list[Any]]]  # table -> rows in COLUMNS order
 
@@ -146,9 +149,9 @@ def delete_chat(shard: ShardDb, tag: str) -> None:
 
 
 # ---------------------------------------------------------------------- older versions
-_V2_NODE = {
-    "Message": "x.id, x.seq, x.author, x.text, x.ts, x.world, x.extraction, x.emb",
-    "Entity": "x.id, x.kind, x.name, x.key, x.aliases, x.world, x.ident, x.emb, x.created_at",
+_V2_NODE = {  # the properties read, and where their FLOAT[] vector is among them
+    "Message": ("x.id, x.seq, x.author, x.text, x.ts, x.world, x.extraction, x.emb", 7),
+    "Entity": ("x.id, x.kind, x.name, x.key, x.aliases, x.world, x.ident, x.emb, x.created_at", 7),
 }
 
 
@@ -156,18 +159,28 @@ def read_legacy(path: Path, chat: str) -> Dump:
     """The rows of a chat database of an older version (one database per chat, schema 1 or
     2), scoped to the chat's tag as the shard schema keeps them."""
     tag = chat_tag(chat)
+
+    def key(item_id: str) -> int:
+        return node_key(f"{tag}:{item_id}")
+
+    def packed(row: list[Any], at: int) -> list[Any]:  # its FLOAT[] vector, packed
+        emb = row[at]
+        vec = None if not emb else np.asarray(emb, dtype=np.float32)
+        return [*row[:at], pack_vector(vec), *row[at + 1 :]]
+
     db = open_database(path / "graph.kz", 256 << 20)
     conn = kuzu.Connection(db)
     try:
         tables = {r[0] for r in _rows(conn, "CALL show_tables() RETURN name")}
         out: Dump = {}
-        for table, props in _V2_NODE.items():
+        for table, (props, at) in _V2_NODE.items():
             out[table] = [
-                [f"{tag}:{r[0]}", tag, *r] for r in _rows(conn, f"MATCH (x:{table}) RETURN {props}")
+                [key(r[0]), tag, *packed(r, at)]
+                for r in _rows(conn, f"MATCH (x:{table}) RETURN {props}")
             ]
         out["Record"] = _legacy_records(conn, tables, tag)
         out["FACT"] = [
-            [f"{tag}:{r[0]}", f"{tag}:{r[1]}", tag, *r[2:]]
+            [key(r[0]), key(r[1]), tag, *r[2:]]
             for r in _rows(
                 conn,
                 "MATCH (a:Entity)-[f:FACT]->(b:Entity) RETURN a.id, b.id, f.id, f.predicate, "
@@ -176,7 +189,7 @@ def read_legacy(path: Path, chat: str) -> Dump:
             )
         ]
         out["MENTIONS"] = [
-            [f"{tag}:{m}", f"{tag}:{e}", tag]
+            [key(m), key(e), tag]
             for m, e in _rows(conn, "MATCH (m:Message)-[:MENTIONS]->(e:Entity) RETURN m.id, e.id")
         ]
         return out
@@ -193,7 +206,7 @@ def _legacy_records(conn: kuzu.Connection, tables: set[str], tag: str) -> list[l
     def rec(kind: str, key: str, **cols: Any) -> None:
         names = [n for n, _ in COLUMNS["Record"]]
         row: dict[str, Any] = dict.fromkeys(names)
-        row.update(uid=f"{tag}:{kind}:{key}", chat=tag, kind=kind, key=key, **cols)
+        row.update(uid=node_key(f"{tag}:{kind}:{key}"), chat=tag, kind=kind, key=key, **cols)
         out.append([row[n] for n in names])
 
     if "Record" in tables:
