@@ -17,7 +17,11 @@ def node_key(scoped: str) -> int:
     bits of its hash, where schema 3 stored the string itself (4.1 MB of primary-key index
     for 1,000 messages against 3.06 MB: see core/store/shard.py). Two keys of a shard collide
     with a probability of ~n^2 / 2^65 for n rows (~3e-8 at a million), as unlikely as two
-    chats' tags; every read filters on the chat as well."""
+    chats' tags; every read filters on the chat as well, and every MERGE has the chat in its
+    pattern, so a collision fails the write (a duplicated primary key) instead of rewriting
+    the other chat's row (tests/core/test_shards.py). The hash is not keyed: ids an attacker
+    could choose (an imported file's) are the operator's, message ids come from Telegram and
+    Slack, and the others are random."""
     digest = hashlib.blake2b(scoped.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 

@@ -17,7 +17,7 @@ class ChatSchema(WorldRecords):
 
     def _set_meta(self, key: str, value: str) -> None:
         self._exec(
-            "MERGE (r:Record {uid: $rid}) SET r.chat = $chat, r.kind = 'meta', r.key = $k, "
+            "MERGE (r:Record {uid: $rid, chat: $chat}) SET r.kind = 'meta', r.key = $k, "
             "r.body = $v",
             {"rid": self._u(f"meta:{key}"), "k": key, "v": value},
         )

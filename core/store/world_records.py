@@ -17,7 +17,7 @@ class WorldRecords(ChatIndexes):
 
     def _put_world(self, world: WorldRow) -> None:
         self._exec(
-            "MERGE (w:Record {uid: $rid}) SET w.chat = $chat, w.kind = 'world', w.key = $id, "
+            "MERGE (w:Record {uid: $rid, chat: $chat}) SET w.kind = 'world', w.key = $id, "
             "w.topic = $topic, "
             "w.centroid = $c, w.access_count = $n, w.created_at = $created, "
             "w.last_active = $active, w.merged_into = $merged",

@@ -9,9 +9,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.embedding import HashEmbedder
 from core.models import TripleIn
 from core.service import Core
+from core.store.keys import node_key
 from core.store.kuzu_store import ChatStore
 from core.store.shard import ShardDb, chat_tag
 from core.store.transfer import delete_chat, dump_chat, load_chat
@@ -161,3 +164,35 @@ async def test_a_chat_moves_between_shards_whole(tmp_path: Path, ontology: Ontol
     assert exported["worlds"] == before["worlds"]
     assert moved.last_trace_id is not None
     other.close()
+
+
+async def test_a_key_collision_fails_the_write_and_leaves_the_other_chat_alone(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """Node keys are 64-bit hashes of `<chat tag>:<id>` (core/store/keys.py). Should one of B's
+    keys ever equal one of A's, B's upsert must fail, never rewrite A's row: the chat is part
+    of every MERGE pattern. The collision is made by giving A's world record B's key."""
+    core = make(tmp_path, ontology)
+    await say(core, A, LINES_A[:1])
+    await say(core, B, LINES_B[:1])
+    world_b = await core.pool.run(B, lambda s: next(iter(s.worlds)))
+
+    def steal(store: ChatStore) -> None:  # A's row now holds the key B's world record uses
+        key_b = node_key(f"{chat_tag(B)}:world:{world_b}")
+        store.shard.execute("MATCH (r:Record) WHERE r.uid = $b DELETE r", {"b": key_b})
+        store.shard.execute(
+            "CREATE (:Record {uid: $b, chat: $chat, kind: 'note', key: 'mine', body: 'A only'})",
+            {"b": key_b, "chat": store.tag},
+        )
+
+    await core.pool.run(A, steal)
+    with pytest.raises(RuntimeError):
+        await core.pool.run(B, lambda s: s.upsert_world(s.worlds[world_b]))
+    rows = await core.pool.run(
+        A,
+        lambda s: s._rows(
+            "MATCH (r:Record) WHERE r.chat = $chat AND r.kind = 'note' RETURN r.body"
+        ),
+    )
+    assert rows == [["A only"]]
+    await core.close()
