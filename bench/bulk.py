@@ -7,8 +7,8 @@ Start-up (model load, opening the chat) is timed with a one-line import and one 
 subtracted. The ask floor is measured in this process: the query embedding plus a bare exact
 scan of the chat's entity vectors. Disk: one chat of --disk-messages messages written through
 the core, its directory size at quarters of the way (after a pause long enough for the idle
-checkpoint and compaction), and again after checkpoints with no writes; `--embedder use` for
-the disk part with USE (512-d) instead of the bundled MiniLM (384-d).
+checkpoint and compaction), and again after checkpoints with no writes. `--embedder minilm|use`
+chooses the model of every part (default USE, what a bot without a fastembed cache runs).
 """
 
 from __future__ import annotations
@@ -92,14 +92,20 @@ def write_jsonl(path: Path, lines: list[str], broken: bool) -> Path:
     return path
 
 
+MODELS = {  # --embedder: the bot's environment for each model
+    "use": {"EMBEDDING_BACKEND": "use"},
+    "minilm": {"EMBEDDING_BACKEND": "fastembed", "EMBEDDING_LOCAL_DIR": "bundled-minilm"},
+}
+EMBEDDER = "use"  # set by main from --embedder
+
+
 def bot_env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "ANTHROPIC_"))}
-    env.update(
-        GRAPHMEM_DATA_DIR=str(data_dir),
-        GRAPHMEM_LOG_LEVEL="WARNING",
-        EMBEDDING_BACKEND="fastembed",
-        EMBEDDING_LOCAL_DIR="bundled-minilm",
-    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GRAPHMEM_", "ANTHROPIC_", "EMBEDDING_"))
+    }
+    env.update(GRAPHMEM_DATA_DIR=str(data_dir), GRAPHMEM_LOG_LEVEL="WARNING", **MODELS[EMBEDDER])
     return env
 
 
@@ -267,7 +273,7 @@ async def bench_paths(n: int) -> None:
     from bot.cli import ImportLine, parse_line, remember_lines
 
     lines = [parse_line(raw, i) for i, raw in enumerate(fact_lines(n) + message_lines(n))]
-    core = make_core(scratch_dir(), offline_embedder())
+    core = make_core(scratch_dir(), in_process_embedder(EMBEDDER))
 
     async def one_by_one(chat: str, batch: list[ImportLine]) -> None:
         for x in batch:
@@ -297,9 +303,9 @@ def du_kb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024
 
 
-def disk_embedder(name: str) -> Any:
-    """The model of the disk part: the bundled MiniLM (384-d) or USE (512-d, the offline
-    default of a bot without a fastembed cache)."""
+def in_process_embedder(name: str) -> Any:
+    """The model of the parts run in this process: USE (512-d, the offline default of a bot
+    without a fastembed cache) or the bundled MiniLM (384-d)."""
     if name == "use":
         from core.embedding.use import UseEmbedder
 
@@ -328,7 +334,7 @@ async def bench_disk(n: int, chats: int = 1, pause: bool = True, embedder: str =
     pool_log.setLevel(logging.INFO)
     pool_log.addHandler(Collect(logging.INFO))
     root = scratch_dir()
-    core = make_core(root, disk_embedder(embedder))
+    core = make_core(root, in_process_embedder(embedder))
     pool = core.pool
     assert isinstance(pool, StorePool)
     marks = {n // 4, n // 2, n}
@@ -369,7 +375,11 @@ async def main() -> None:
         help="checkpoint at each quarter at once instead of pausing until the shards are quiet",
     )
     ap.add_argument(
-        "--embedder", choices=["minilm", "use"], default="minilm", help="the disk part's model"
+        "--embedder",
+        choices=sorted(MODELS),
+        default="use",
+        help="the model of every part: USE (512-d), the offline default of a bot without a "
+        "fastembed cache, or the bundled MiniLM (384-d, the dimension of the downloaded default)",
     )
     ap.add_argument("--compare", type=int, default=500, help="lines per kind for bench_paths")
     ap.add_argument(
@@ -379,6 +389,8 @@ async def main() -> None:
         "--skip", action="append", default=[], choices=["import", "ask", "disk", "compare"]
     )
     args = ap.parse_args()
+    global EMBEDDER
+    EMBEDDER = args.embedder
     data = args.data or scratch_dir()
     data.mkdir(parents=True, exist_ok=True)
     imported = args.data is not None and (data / "shards").exists()  # an earlier --data run
