@@ -16,7 +16,7 @@ from core.models import IncomingMessage, IngestResult, Rejection, TripleIn
 from core.pipeline.write import Writer
 from core.ports import GraphStore, Vector
 from core.rows import Extraction, new_id
-from core.worlds import absorb, merge_touched, route
+from core.worlds import absorb, fold_newborn, merge_touched, newborn_merges_into, route
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +136,21 @@ class Ingest(Writer):
         mode, params = self.config.world_mode, self.world_params
         routed = route(store, route_emb, params, mode=mode, text=text, now=now, ts=ts)
         world = routed.world
+        into = None
+        if routed.born and mode == WorldMode.ADAPTIVE:
+            into = newborn_merges_into(store, world, route_emb, params)
+        if into is not None:  # born and merged at once: the message goes there directly
+            store.add_message(
+                message_id=msg_id,
+                author=message.author,
+                text=text,
+                ts=ts,
+                world=into.id,
+                extraction=extraction,
+                embedding=stored_emb,
+            )
+            fold_newborn(store, into, route_emb, now)
+            return IngestResult(message_id=msg_id, world=into.id, world_born=False)
         if routed.born:
             store.upsert_world(world)
         store.add_message(

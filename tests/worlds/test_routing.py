@@ -153,3 +153,60 @@ def test_routing_among_1000_worlds_finds_the_nearest(tmp_path: Path) -> None:
         assert route(store, far, params, mode="adaptive", text="x", now=now).born
     finally:
         store.close()
+
+
+async def test_a_newborn_merged_at_once_is_folded_as_birth_absorb_and_merge_would(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, clock: ManualClock
+) -> None:
+    """store_message puts a message whose newborn world would be merged at once straight into
+    the world it would merge into (core.worlds.newborn_merges_into). On imported facts the
+    worlds, their members, centroids and counts equal those of the long way (birth, absorb,
+    merge_touched), and the shortcut is taken."""
+    import json
+
+    import core.pipeline.ingest as ingest
+    from bench.bulk import fact_lines
+    from core.models import TripleIn
+
+    triples = [json.loads(line) for line in fact_lines(3000)[:400]]  # a CRM export's facts
+    taken: list[str] = []
+
+    async def feed(core: Core, chat: str) -> dict[frozenset[str], tuple[int, int, list[float]]]:
+        for t in triples:
+            fact = TripleIn(**{k: v for k, v in t.items() if k != "id"})
+            await core.remember_triple(chat, fact, message_id=t["id"])
+
+        def state(store: ChatStore) -> dict[frozenset[str], tuple[int, int, list[float]]]:
+            members: dict[str, set[str]] = {}
+            for m in store.messages(sorted(store.message_ids)):
+                members.setdefault(m.world, set()).add(m.id)
+            return {
+                frozenset(ids): (
+                    store.worlds[w].access_count,
+                    store.worlds[w].messages,
+                    [round(float(x), 5) for x in store.worlds[w].centroid[:8]],
+                )
+                for w, ids in members.items()
+            }
+
+        return await core.pool.run(chat, state)
+
+    real = ingest.newborn_merges_into
+
+    def counted(*args: object) -> object:
+        into = real(*args)  # type: ignore[arg-type]
+        if into is not None:
+            taken.append(into.id)
+        return into
+
+    core = adaptive_core(tmp_path / "a", use_embedder, ontology, clock)
+    ingest.newborn_merges_into = counted  # type: ignore[assignment]
+    try:
+        short = await feed(core, "c")
+        ingest.newborn_merges_into = lambda *a: None  # type: ignore[assignment,misc]
+        long = await feed(core, "d")
+    finally:
+        ingest.newborn_merges_into = real
+        await core.close()
+    assert taken, "no newborn was merged at once on this stream"
+    assert short == long
