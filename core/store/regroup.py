@@ -140,7 +140,12 @@ class WorldMover(HistoryWriter):
         }
 
     def _reindex_entities(self) -> None:
-        """Re-read the entity indexes after a move (rare: the job, not the message path)."""
+        """Re-read the entity indexes after a move (the job, and the message path when a chat
+        has grown by half: core/pipeline/maintenance.py). The name index is rebuilt too: kept,
+        it found moved entities in their old world and deleted ones by an id no longer there
+        (a KeyError answering a question, seen in bench.load_telegram with USE)."""
+        rules = self.names.rules if self.names is not None else None
+        self.names = None
         self.entities.clear()
         self.by_key.clear()
         self.key_worlds.clear()
@@ -148,6 +153,8 @@ class WorldMover(HistoryWriter):
         self.by_kind.clear()
         self.entity_vectors.remove(set(self.entity_vectors.ids))
         self._load_entities()
+        if rules is not None:
+            self.use_name_rules(rules)
 
 
 _MSG_WORLDS = "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids RETURN DISTINCT m.world"
