@@ -1,10 +1,14 @@
-"""World routing on the labelled stream: purity and fragmentation per model, per helper.
+"""World routing on the labelled streams: purity and fragmentation per model and part.
 
-    python -m bench.worlds [--models minilm,use,use-en] [--skip-latency]
+    python -m bench.worlds [--models minilm,use,use-en] [--parts tune,heldout,first]
+                           [--skip-latency]
 
-The stream (tests/fixtures/worlds_stream.jsonl: 216 messages, 8 topics, en/pt/ru, ambiguous
-words across topics) goes through the real Core (Kùzu store, offline extraction) in adaptive
-mode, once per configuration, each adding one helper to the previous one:
+The parts: the second labelled stream's tuning part (tests/fixtures/worlds2/tune.jsonl) and
+held-out part (heldout.jsonl, 299 messages, 12 topics: never tuned on, run only to report),
+and the first stream (tests/fixtures/worlds_stream.jsonl: 216 messages, 8 topics), all short
+en/pt/ru chat messages with ambiguous words across topics. Each goes through the real Core
+(Kùzu store, offline extraction) in adaptive mode, read in order (live routing) and then
+after the regrouping job:
 
     purity        share of messages in the world holding most of their topic (the issue's
                   definition: low when a topic is split or mixed)
