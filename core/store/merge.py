@@ -137,8 +137,14 @@ class WorldMerger(MessageLog):
                 self.key_worlds.setdefault(ent.key, set()).add(ent.world)
                 for alias in ent.aliases:
                     self.by_key.setdefault((ent.world, alias), ent.id)
-            if self.names is not None:
-                self.use_name_rules(self.names.rules)
+            if self.names is not None:  # re-index only the entities that changed (a full
+                # rebuild was ~0.1 s at 7,600 entities, once per merge of a bulk import)
+                for old in unify:
+                    self.names.remove(old)
+                for eid in {*unify.values(), *(e.id for e in moved)}:
+                    ent = self.entities[eid]
+                    self.names.remove(eid)
+                    self.names.add(eid, ent.world, [ent.name, *ent.aliases])
         if self.last_world == src:
             self.last_world = dst
         self.refresh_world_stats()

@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from core.config import WorldMode
 from core.embedding import HashEmbedder
+from core.identity import NameIndex, NameRules
 from core.models import TripleIn
 from core.service import Core
 from core.store.kuzu_store import ChatStore
@@ -94,6 +96,19 @@ async def test_active_graph_follows_every_write(tmp_path: Path, ontology: Ontolo
     await core.close()
 
 
+def name_tables(store: ChatStore) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The live name index against one built from the entities as they are now."""
+    assert store.names is not None
+    fresh = NameIndex(store.names.rules)
+    for ent in store.entities.values():
+        fresh.add(ent.id, ent.world, [ent.name, *ent.aliases])
+
+    def tables(index: NameIndex) -> dict[str, Any]:
+        return {lv: {k: set(v) for k, v in t.items()} for lv, t in index.tables.items()}
+
+    return tables(store.names), tables(fresh)
+
+
 class ThreeTopics:
     """Orthogonal vectors by a word of the text, so routing puts each topic in its own world."""
 
@@ -123,9 +138,13 @@ async def test_active_graph_follows_world_merges(tmp_path: Path, ontology: Ontol
         store.active_graph()  # loaded: the merge must keep it right or drop it
         return store.merge_worlds(src, dst, store.worlds[dst].centroid, datetime.now(UTC))
 
+    rules = NameRules(ontology.legal_forms)
+    await core.pool.run(chat, lambda s: s.use_name_rules(rules))  # kept current from here
     moved = await core.pool.run(chat, lambda s: merge(s, "Acme", "checkout"))
     assert (moved["unified"], moved["moved_entities"]) == (0, 2)
     assert await core.pool.run(chat, lambda s: s._graph is not None)  # kept, in step
+    live, fresh = await core.pool.run(chat, name_tables)
+    assert live == fresh
     await assert_in_step(core, tmp_path, chat)
 
     def unify(store: ChatStore) -> dict[str, int]:
@@ -134,7 +153,10 @@ async def test_active_graph_follows_world_merges(tmp_path: Path, ontology: Ontol
         store.active_graph()
         return store.merge_worlds(ledger, into, store.worlds[into].centroid, datetime.now(UTC))
 
+    await core.pool.run(chat, lambda s: s.use_name_rules(rules))  # the reload dropped it
     unified = await core.pool.run(chat, unify)
     assert unified["unified"] == 1  # "payments" of both worlds is one entity now
+    live, fresh = await core.pool.run(chat, name_tables)
+    assert live == fresh
     await assert_in_step(core, tmp_path, chat)
     await core.close()
