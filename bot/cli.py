@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sys
 from dataclasses import dataclass
@@ -73,6 +75,10 @@ async def remember_lines(
     return await core.remember_many(chat, items) if items else []
 
 
+# a batch's lines (or why a line was skipped) and the core's results for its valid ones
+Stored = tuple[list[ImportLine | tuple[int, str]], asyncio.Future[list[IngestResult | CoreError]]]
+
+
 class _Import:
     """Counts and per-line reports of one import."""
 
@@ -86,10 +92,14 @@ class _Import:
         self.counts["invalid"] += 1
         self.err.write(f"{self.path}:{lineno}: skipped: {detail}\n")
 
-    async def flush(self, batch: list[ImportLine | tuple[int, str]]) -> None:
-        """Store the batch's valid lines, then report every line of it in file order."""
+    def store(self, batch: list[ImportLine | tuple[int, str]]) -> Stored:
+        """Start storing the batch's valid lines (reported by `report`, in file order)."""
         lines = [x for x in batch if isinstance(x, ImportLine)]
-        results = iter(await remember_lines(self.core, self.chat, lines))
+        return list(batch), asyncio.ensure_future(remember_lines(self.core, self.chat, lines))
+
+    async def report_batch(self, stored: Stored) -> None:
+        batch, task = stored
+        results = iter(await task)
         for x in batch:
             if isinstance(x, tuple):
                 self.skipped(*x)
@@ -99,7 +109,6 @@ class _Import:
                 self.skipped(x.lineno, str(result))
             else:
                 self.report(x.lineno, result)
-        batch.clear()
 
     def report(self, lineno: int, result: IngestResult) -> None:
         counts = self.counts
@@ -130,19 +139,33 @@ async def ingest_file(
         return await restore_file(core, chat, path, err=err)
     job = _Import(core, chat, path, err)
     batch: list[ImportLine | tuple[int, str]] = []  # valid lines, or (line number, why not)
-    with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                batch.append(parse_line(raw, lineno))
-            except ValidationError as exc:
-                batch.append((lineno, str(exc.errors()[0]["msg"])))
-            except ValueError as exc:
-                batch.append((lineno, str(exc)))
-            if len(batch) >= batch_size:
-                await job.flush(batch)
-    await job.flush(batch)
+    # one batch ahead: the core embeds the next batch while it writes this one, and writes
+    # a chat's batches in the order they were started (core/pipeline/bulk.py)
+    flight: list[Stored] = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    batch.append(parse_line(raw, lineno))
+                except ValidationError as exc:
+                    batch.append((lineno, str(exc.errors()[0]["msg"])))
+                except ValueError as exc:
+                    batch.append((lineno, str(exc)))
+                if len(batch) >= batch_size:
+                    flight.append(job.store(batch))
+                    batch = []
+                    if len(flight) > 1:
+                        await job.report_batch(flight.pop(0))
+        flight.append(job.store(batch))
+        while flight:
+            await job.report_batch(flight[0])
+            flight.pop(0)
+    finally:
+        for _, task in flight:  # a batch failed: the ones started after it finish unreported
+            with contextlib.suppress(Exception):  # (not cancelled halfway through a write)
+                await task
     return job.counts
 
 

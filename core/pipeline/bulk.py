@@ -67,16 +67,82 @@ def _record(chat: str, line: _Line) -> ChatRecord:
     return ChatRecord(chat, line.msg_id, kind, line.author, line.text, line.ts, triple, False)
 
 
+def _borne(store: GraphStore, names: dict[str, Vector]) -> dict[str, Vector]:
+    """The vector of an entity of the chat (in any world) bearing each of these names."""
+    out: dict[str, Vector] = {}
+    for name in sorted(names):
+        key = name_key(name)
+        ids = (store.by_key.get((w, key)) for w in sorted(store.key_worlds.get(key, ())))
+        same = [i for i in ids if i and (e := store.entities.get(i)) and e.name == name]
+        # (a vector kuzu read back as zeros never gets here: ChatStore.repair_vectors)
+        vec = store.entity_vectors.vector(same[0]) if same else None
+        if vec is not None:
+            out[name] = vec.copy()
+    return out
+
+
+class _Turns:
+    """One chat's bulk calls, written in the order they were made."""
+
+    def __init__(self) -> None:
+        self.issued = 0
+        self.served = 0
+        self.changed = asyncio.Condition()
+
+    def take(self) -> _Turn:
+        self.issued += 1
+        return _Turn(self, self.issued - 1)
+
+
+@dataclass
+class _Turn:
+    turns: _Turns
+    number: int
+
+    async def __aenter__(self) -> None:
+        async with self.turns.changed:
+            await self.turns.changed.wait_for(lambda: self.turns.served == self.number)
+
+    async def __aexit__(self, *exc: object) -> None:
+        async with self.turns.changed:
+            self.turns.served += 1
+            self.turns.changed.notify_all()
+
+
 class BulkIngest(Ingest):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self._stored = RouteVectors()  # stored ("author: text") vectors of recent lines
+        self._names = RouteVectors(limit=16384)  # names' vectors of recent batches
         self._unreleased: dict[str, int] = {}  # lines written per chat since its last release
+        self._turns: dict[str, _Turns] = {}  # the order of each chat's calls
 
     async def remember_many(
         self, chat: str, items: Sequence[ImportItem]
     ) -> list[IngestResult | CoreError]:
-        """Each item's result, or the error that refused it, in the items' order."""
+        """Each item's result, or the error that refused it, in the items' order.
+
+        Calls for one chat are written in the order they were made, so a caller may start the
+        next batch before this one returns: its checks and embeddings then run while this
+        batch is written (bot/cli.py keeps one batch ahead; measured in the commit that made
+        it). The names' vectors are looked up in the chat only when the batch's turn comes."""
+        turn = self._turns.setdefault(chat, _Turns()).take()
+        try:
+            out, ready = self._check_all(items)
+            names: dict[str, Vector] = {}
+            if self.llm is None and ready:  # with an LLM, messages go one by one in turn
+                await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
+                await self._embed_messages(ready)
+                names = await self._embed_names(ready)
+        except BaseException:
+            async with turn:  # the calls made after this one still wait for it
+                raise
+        async with turn:
+            return await self._write_in_turn(chat, items, out, ready, names)
+
+    def _check_all(
+        self, items: Sequence[ImportItem]
+    ) -> tuple[list[IngestResult | CoreError | None], list[_Line]]:
         out: list[IngestResult | CoreError | None] = [None] * len(items)
         ready: list[_Line] = []
         for i, item in enumerate(items):
@@ -85,16 +151,31 @@ class BulkIngest(Ingest):
                 ready.append(got)
             else:
                 out[i] = got
+        return out, ready
+
+    async def _write_in_turn(
+        self,
+        chat: str,
+        items: Sequence[ImportItem],
+        out: list[IngestResult | CoreError | None],
+        ready: list[_Line],
+        names: dict[str, Vector],
+    ) -> list[IngestResult | CoreError]:
         if self.llm is not None:  # messages go to the LLM one by one; facts still in bulk
             for line in [x for x in ready if x.triple is None]:
                 out[line.index] = await self._one(chat, items[line.index])
             ready = [x for x in ready if x.triple is not None]
+            if ready:
+                await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
+                await self._embed_messages(ready)
+                names = await self._embed_names(ready)
         if ready:  # recorded durably first, done once written (core/durable.py, issue 12)
-            await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
-            await self._embed_messages(ready)
-            names = await self._embed_new_names(chat, ready)
+
+            def write(store: GraphStore) -> list[IngestResult]:
+                return self._write(store, ready, {**names, **_borne(store, names)})
+
             try:
-                results = await self.pool.run(chat, lambda s: self._write(s, ready, names))
+                results = await self.pool.run(chat, write)
             except Exception:
                 # rolled back, but the chat's in-memory indexes saw the batch: reload them, and
                 # give each line its own outcome the slow way
@@ -170,35 +251,27 @@ class BulkIngest(Ingest):
             cache.put(text, own)
         return [v for v in (known[t] for t in texts) if v is not None]
 
-    async def _embed_new_names(self, chat: str, lines: list[_Line]) -> dict[str, Vector]:
-        """Vectors of the explicit facts' names, for the entities the batch may create: the
-        vector of an entity of the chat that bears the same name (in any world: a name is
-        embedded alone, so the vector is the name's), or embedded in one call. Measured: with
-        only the names the chat had no key for, 4,096 facts still embedded 6 s of names one
-        line at a time (a known name's new entity in another world). Names the offline
-        extractor finds in messages are embedded as they are found."""
+    async def _embed_names(self, lines: list[_Line]) -> dict[str, Vector]:
+        """Vectors of the explicit facts' names, for the entities the batch may create: from
+        the import's recent names, or embedded (a name is embedded alone, so its vector is
+        the name's). When the batch is written, a name an entity of the chat already bears
+        takes that entity's vector instead (_borne), as the one-line path's would. Measured:
+        with only the names the chat had no key for, 4,096 facts still embedded 6 s of names
+        one line at a time. Names the offline extractor finds in messages are embedded as they
+        are found."""
         names = {
-            clean_name(n)
+            name
             for x in lines
             if x.triple is not None
             for n in (x.triple.subject, x.triple.object)
+            if name_key(name := clean_name(n))
         }
-
-        def borne(store: GraphStore) -> dict[str, Vector | None]:
-            out: dict[str, Vector | None] = {}
-            for name in sorted(n for n in names if name_key(n)):
-                key = name_key(name)
-                ids = (store.by_key.get((w, key)) for w in sorted(store.key_worlds.get(key, ())))
-                same = [i for i in ids if i and (e := store.entities.get(i)) and e.name == name]
-                # (a vector kuzu read back as zeros never gets here: ChatStore.repair_vectors)
-                vec = store.entity_vectors.vector(same[0]) if same else None
-                out[name] = vec.copy() if vec is not None else None
-            return out
-
-        known = await self.pool.run(chat, borne)
+        known = {n: self._names.get(n) for n in sorted(names)}
         fresh = [n for n, v in known.items() if v is None]
-        got = dict(zip(fresh, await self._embed_chunked(fresh), strict=True))
-        return {n: v for n, v in known.items() if v is not None} | got
+        for name, vec in zip(fresh, await self._embed_chunked(fresh), strict=True):
+            known[name] = own = vec.copy()
+            self._names.put(name, own)
+        return {n: v for n, v in known.items() if v is not None}
 
     async def _embed_chunked(self, texts: list[str]) -> Vector:
         """One embedding call per EMBED_CHUNK texts, shortest first so a call pads little: a

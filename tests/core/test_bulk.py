@@ -214,3 +214,31 @@ async def test_entity_vectors_survive_checkpoints(core: Core) -> None:
         live = await core.pool.run(chat, entity_vectors)
         await core.pool.discard(chat)
         assert await core.pool.run(chat, entity_vectors) == live, chat
+
+
+async def test_batches_started_together_are_written_in_the_order_they_were_started(
+    core: Core,
+) -> None:
+    """bot/cli.py starts the next batch before the previous one returns. The first batch here
+    is large (slow to embed) and the second a single line, so without the chat's turns the
+    second would be written first and Acme, not Globex, would be Olga's employer."""
+    import asyncio
+
+    big = [
+        ImportItem(author="crm", triple=fact(f"svc{i}", "service", "USES", f"db{i}", "service"))
+        for i in range(300)
+    ]
+    big.append(
+        ImportItem(author="crm", triple=fact("Olga", "person", "WORKS_AT", "Acme", "company"))
+    )
+    small = [
+        ImportItem(author="crm", triple=fact("Olga", "person", "WORKS_AT", "Globex", "company"))
+    ]
+    first = asyncio.ensure_future(core.remember_many("c", big))
+    second = asyncio.ensure_future(core.remember_many("c", small))
+    done_first, done_second = await asyncio.gather(first, second)
+    assert outcome(done_second[0])[5] == 1  # it superseded the employer the first batch wrote
+    facts = await core.facts("c", history=True, limit=1000)
+    olga = {(f.object, f.status) for f in facts if f.subject == "Olga"}
+    assert olga == {("Acme", "superseded"), ("Globex", "active")}
+    assert len(done_first) == 301
