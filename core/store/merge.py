@@ -5,6 +5,7 @@ confidence combined) and a cardinality-one predicate keeps its newest value.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.models import FactStatus
+from core.store.active_graph import ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
 from core.store.messages import MessageLog
 
@@ -23,6 +25,27 @@ _FACT_BETWEEN = (
     "MATCH (a:Entity {uid: $a})-[f:FACT]->(b:Entity {uid: $b}) WHERE a.chat = $chat AND "
     "f.chat = $chat"
 )
+
+
+def _repoint(graph: ActiveGraph, old: str, new: str, row_of: Mapping[str, int]) -> None:
+    """The graph after a unified entity's facts and mentions were copied onto the entity it
+    joins and it was deleted (merge_worlds): the same fact ids, other end points."""
+    for fact in list(graph.out.pop(old, {}).values()):
+        graph.inn.get(fact.dst, {}).pop(fact.id, None)
+        fact.src = new
+        if fact.dst == old:  # a fact from the entity to itself
+            fact.dst = new
+        graph.out.setdefault(new, {})[fact.id] = fact
+        graph.inn.setdefault(fact.dst, {})[fact.id] = fact
+    for fact in list(graph.inn.pop(old, {}).values()):
+        graph.out.get(fact.src, {}).pop(fact.id, None)
+        fact.dst = new
+        graph.out.setdefault(fact.src, {})[fact.id] = fact
+        graph.inn.setdefault(new, {})[fact.id] = fact
+    graph.touching.setdefault(new, {}).update(graph.touching.pop(old, {}))
+    said = {**graph.mentions.get(new, {}), **graph.mentions.pop(old, {})}
+    if said:  # oldest message first, as a reload orders them
+        graph.mentions[new] = dict.fromkeys(sorted(said, key=lambda m: row_of.get(m, len(row_of))))
 
 
 class WorldMerger(MessageLog):
@@ -48,81 +71,83 @@ class WorldMerger(MessageLog):
             "sources, world"
         )
         copy = ", ".join(f"{p.strip()}: f.{p.strip()}" for p in props.split(","))
-        # Without unification the facts only change world, and the in-memory graph follows in
-        # place instead of being dropped and reloaded from the whole FACT table. A bulk import
-        # merges most newborn worlds at once (94 of 97 in 10,000 facts): each reload cost
-        # ~0.1 s at a few thousand facts, growing with the chat (bench/bulk.py).
-        in_step = not unify
-        with self.transaction():
-            self._exec(
-                "MATCH (m:Message) WHERE m.chat = $chat AND m.world = $s SET m.world = $d",
-                {"s": src, "d": dst},
-            )
-            sync, self._graph_sync = self._graph_sync, self._graph_sync or in_step
-            try:
+        # The in-memory graph follows every statement below in place (facts change world,
+        # a unified entity's facts and mentions move to the entity it joins, duplicates fold,
+        # see _consolidate) instead of being dropped and reloaded from the whole FACT table:
+        # a reload cost ~0.3 s at 10,000 facts, once per merge of a bulk import (bench/bulk.py).
+        graph = self._graph
+        sync, self._graph_sync = self._graph_sync, True
+        try:
+            with self.transaction():
+                self._exec(
+                    "MATCH (m:Message) WHERE m.chat = $chat AND m.world = $s SET m.world = $d",
+                    {"s": src, "d": dst},
+                )
                 self._exec(
                     "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.world = $s SET f.world = $d",
                     {"s": src, "d": dst},
                 )
-            except BaseException:
-                self._graph = None  # rolled back: rebuilt from the database on next read
-                raise
-            finally:
-                self._graph_sync = sync
-            if in_step and self._graph is not None:
-                for fact in self._graph.by_id.values():
-                    if fact.world == src:
-                        fact.world = dst
-            for old, new in unify.items():
-                for pattern, create in (
-                    ("(x:Entity {uid: $old})-[f:FACT]->(y:Entity)", "(n)-[:FACT {%s}]->(y)"),
-                    ("(y:Entity)-[f:FACT]->(x:Entity {uid: $old})", "(y)-[:FACT {%s}]->(n)"),
-                ):
-                    self._exec(
-                        f"MATCH {pattern}, (n:Entity {{uid: $new}}) WHERE x.chat = $chat AND "
-                        f"f.chat = $chat AND n.chat = $chat AND y.uid <> $old "
-                        f"CREATE {create % copy}",
+                if graph is not None:
+                    for fact in graph.by_id.values():
+                        if fact.world == src:
+                            fact.world = dst
+                for old, new in unify.items():
+                    for pattern, create in (
+                        ("(x:Entity {uid: $old})-[f:FACT]->(y:Entity)", "(n)-[:FACT {%s}]->(y)"),
+                        ("(y:Entity)-[f:FACT]->(x:Entity {uid: $old})", "(y)-[:FACT {%s}]->(n)"),
+                    ):
+                        self._exec(
+                            f"MATCH {pattern}, (n:Entity {{uid: $new}}) WHERE x.chat = $chat AND "
+                            f"f.chat = $chat AND n.chat = $chat AND y.uid <> $old "
+                            f"CREATE {create % copy}",
+                            {"old": self._u(old), "new": self._u(new)},
+                        )
+                    self._exec(  # a fact from the entity to itself
+                        "MATCH (x:Entity {uid: $old})-[f:FACT]->(x), (n:Entity {uid: $new}) "
+                        "WHERE x.chat = $chat AND f.chat = $chat AND n.chat = $chat "
+                        f"CREATE (n)-[:FACT {{{copy}}}]->(n)",
                         {"old": self._u(old), "new": self._u(new)},
                     )
-                self._exec(  # a fact from the entity to itself
-                    "MATCH (x:Entity {uid: $old})-[f:FACT]->(x), (n:Entity {uid: $new}) "
-                    "WHERE x.chat = $chat AND f.chat = $chat AND n.chat = $chat "
-                    f"CREATE (n)-[:FACT {{{copy}}}]->(n)",
-                    {"old": self._u(old), "new": self._u(new)},
-                )
-                self._exec(
-                    "MATCH (m:Message)-[:MENTIONS]->(x:Entity {uid: $old}), "
-                    "(n:Entity {uid: $new}) WHERE x.chat = $chat AND n.chat = $chat "
-                    "AND m.chat = $chat MERGE (m)-[:MENTIONS {chat: $chat}]->(n)",
-                    {"old": self._u(old), "new": self._u(new)},
-                )
-                keep = self.entities[new]
-                aliases = sorted({*keep.aliases, self.entities[old].key} - {keep.key})
-                self._exec(
-                    "MATCH (n:Entity {uid: $new}) WHERE n.chat = $chat SET n.aliases = $a",
-                    {"new": self._u(new), "a": aliases},
-                )
-                keep.aliases = aliases
-                self._exec(
-                    "MATCH (x:Entity {uid: $old}) WHERE x.chat = $chat DETACH DELETE x",
-                    {"old": self._u(old)},
-                )
-            folded, closed = self._consolidate(sorted(set(unify.values())), now)
-            if moved:
-                self._exec(
-                    "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids SET e.world = $d",
-                    {"ids": self._us(e.id for e in moved), "d": dst},
-                )
-            b.centroid = centroid.astype(np.float32)
-            b.access_count += a.access_count
-            b.last_active = max(a.last_active, b.last_active)
-            a.merged_into = dst
-            for w in self.worlds.values():  # worlds merged into src earlier now point to dst
-                if w.merged_into == src:
-                    w.merged_into = dst
-                    self.upsert_world(w)
-            self.upsert_world(a)
-            self.upsert_world(b)
+                    self._exec(
+                        "MATCH (m:Message)-[:MENTIONS]->(x:Entity {uid: $old}), "
+                        "(n:Entity {uid: $new}) WHERE x.chat = $chat AND n.chat = $chat "
+                        "AND m.chat = $chat MERGE (m)-[:MENTIONS {chat: $chat}]->(n)",
+                        {"old": self._u(old), "new": self._u(new)},
+                    )
+                    keep = self.entities[new]
+                    aliases = sorted({*keep.aliases, self.entities[old].key} - {keep.key})
+                    self._exec(
+                        "MATCH (n:Entity {uid: $new}) WHERE n.chat = $chat SET n.aliases = $a",
+                        {"new": self._u(new), "a": aliases},
+                    )
+                    keep.aliases = aliases
+                    self._exec(
+                        "MATCH (x:Entity {uid: $old}) WHERE x.chat = $chat DETACH DELETE x",
+                        {"old": self._u(old)},
+                    )
+                    if graph is not None:
+                        _repoint(graph, old, new, self.recall.row_of)
+                folded, closed = self._consolidate(sorted(set(unify.values())), now, graph)
+                if moved:
+                    self._exec(
+                        "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids SET e.world = $d",
+                        {"ids": self._us(e.id for e in moved), "d": dst},
+                    )
+                b.centroid = centroid.astype(np.float32)
+                b.access_count += a.access_count
+                b.last_active = max(a.last_active, b.last_active)
+                a.merged_into = dst
+                for w in self.worlds.values():  # worlds merged into src earlier now point to dst
+                    if w.merged_into == src:
+                        w.merged_into = dst
+                        self.upsert_world(w)
+                self.upsert_world(a)
+                self.upsert_world(b)
+        except BaseException:
+            self._graph = None  # rolled back: rebuilt from the database on next read
+            raise
+        finally:
+            self._graph_sync = sync
         for old in unify:
             ent = self.entities.pop(old)
             self.by_kind.get(ent.kind, set()).discard(old)
@@ -155,7 +180,9 @@ class WorldMerger(MessageLog):
             "superseded": closed,
         }
 
-    def _consolidate(self, entity_ids: list[str], now: datetime) -> tuple[int, int]:
+    def _consolidate(
+        self, entity_ids: list[str], now: datetime, graph: ActiveGraph | None = None
+    ) -> tuple[int, int]:
         """After unification two worlds' copies of one fact hang off the same entities, and
         a cardinality-one predicate may have two active values. Fold each duplicate into the
         oldest copy (sources joined, confidences combined as a re-confirmation would) and
@@ -213,6 +240,13 @@ class WorldMerger(MessageLog):
                 {**ends, "ids": [r[0] for r in extra]},
             )
             folded += len(extra)
+            if graph is not None:  # as a reload would read them
+                _reconfirm(graph, fact_id=keep[0], confidence=1.0 - miss, sources=list(sources))
+                for r in extra:
+                    graph.remove(r[0])
+                    graph.provenance.pop(r[0], None)
+                    for end in (r[1], r[3]):
+                        graph.touching.get(end, {}).pop(r[0], None)
         values: dict[tuple[str, str], list[list[Any]]] = {}
         for row in live:
             if row[2] in self.single_valued:
@@ -234,5 +268,7 @@ class WorldMerger(MessageLog):
                         "to": _naive(newest),
                     },
                 )
+                if graph is not None:
+                    graph.remove(r[0])  # history now: its provenance stays
             closed += len(group) - 1
         return folded, closed

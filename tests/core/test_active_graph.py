@@ -124,7 +124,8 @@ class ThreeTopics:
 
 async def test_active_graph_follows_world_merges(tmp_path: Path, ontology: Ontology) -> None:
     """A merge without unification moves the facts' world in memory (the graph is kept); one
-    that unifies same-named entities drops it. Both must leave what a reload gives."""
+    that unifies same-named entities re-points their facts and mentions in memory too. Both
+    must leave what a reload gives."""
     core = build_core(tmp_path, ThreeTopics(), ontology, world_mode=WorldMode.ADAPTIVE)
     chat = "c"
     for text in ("checkout depends on payments", "payments depends on ledger"):
@@ -156,6 +157,7 @@ async def test_active_graph_follows_world_merges(tmp_path: Path, ontology: Ontol
     await core.pool.run(chat, lambda s: s.use_name_rules(rules))  # the reload dropped it
     unified = await core.pool.run(chat, unify)
     assert unified["unified"] == 1  # "payments" of both worlds is one entity now
+    assert await core.pool.run(chat, lambda s: s._graph is not None)  # kept, in step
     live, fresh = await core.pool.run(chat, name_tables)
     assert live == fresh
     await assert_in_step(core, tmp_path, chat)
