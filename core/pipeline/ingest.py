@@ -139,29 +139,20 @@ class Ingest(Writer):
         into = None
         if routed.born and mode == WorldMode.ADAPTIVE:
             into = newborn_merges_into(store, world, route_emb, params)
-        if into is not None:  # born and merged at once: the message goes there directly
-            store.add_message(
-                message_id=msg_id,
-                author=message.author,
-                text=text,
-                ts=ts,
-                world=into.id,
-                extraction=extraction,
-                embedding=stored_emb,
-            )
-            fold_newborn(store, into, route_emb, now)
-            return IngestResult(message_id=msg_id, world=into.id, world_born=False)
-        if routed.born:
+        if routed.born and into is None:
             store.upsert_world(world)
         store.add_message(
             message_id=msg_id,
             author=message.author,
             text=text,
             ts=ts,
-            world=world.id,
+            world=(into or world).id,
             extraction=extraction,
             embedding=stored_emb,
         )
+        if into is not None:  # born and merged at once: the message went there directly
+            fold_newborn(store, into, route_emb, now)
+            return IngestResult(message_id=msg_id, world=into.id, world_born=False)
         absorb(store, world, route_emb, now=now)
         wid = (
             merge_touched(store, world.id, params, now) if mode == WorldMode.ADAPTIVE else world.id
