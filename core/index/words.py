@@ -54,6 +54,11 @@ def index_tokens(text: str) -> list[str]:
     ]
 
 
+def _words_key(toks: list[str], text: str) -> str:
+    """What rows with the same words share ("ok", "haha"): MessageIndex.same."""
+    return " ".join(sorted(toks)) or text.lower()
+
+
 class MessageIndex:
     """A chat's messages in seq order: BM25 postings, authors, texts and timestamps, in memory
     (texts cost about their UTF-8 size; fetching ten rows from Kùzu cost ~5-10 ms at 10k).
@@ -99,15 +104,9 @@ class MessageIndex:
         self._ts.append(_utc(ts).timestamp())
         toks = index_tokens(text)
         self._lengths.append(len(toks))
-        self._same.append(self._texts.setdefault(" ".join(sorted(toks)) or text.lower(), row))
+        self._same.append(self._texts.setdefault(_words_key(toks, text), row))
         self._total += len(toks)
-        counts: dict[str, int] = {}
-        for tok in toks:
-            counts[tok] = counts.get(tok, 0) + 1
-        for tok, tf in counts.items():
-            rows, tfs = self._postings.setdefault(tok, ([], []))
-            rows.append(row)
-            tfs.append(tf)
+        self._post(row, toks)
 
     def retext(self, message_id: str, text: str) -> None:
         """An edited message: its words and text become the new ones (row, author and time
@@ -133,9 +132,13 @@ class MessageIndex:
         toks = index_tokens(text)
         self._total += len(toks) - self._lengths[row]
         self._lengths[row] = len(toks)
-        self._same[row] = self._texts.setdefault(" ".join(sorted(toks)) or text.lower(), row)
+        self._same[row] = self._texts.setdefault(_words_key(toks, text), row)
         self.texts[row] = text
         self._arrays = None
+        self._post(row, toks)
+
+    def _post(self, row: int, toks: list[str]) -> None:
+        """The row's postings: each token with its count in the row."""
         counts: dict[str, int] = {}
         for tok in toks:
             counts[tok] = counts.get(tok, 0) + 1
@@ -143,7 +146,7 @@ class MessageIndex:
             rows, tfs = self._postings.setdefault(tok, ([], []))
             rows.append(row)
             tfs.append(tf)
-            self._cache.pop(tok, None)
+            self._cache.pop(tok, None)  # an array built before is stale
 
     # ------------------------------------------------------------------ lookups
     def ts(self, row: int) -> datetime:
