@@ -131,14 +131,19 @@ class BulkIngest(Ingest):
             out, ready = self._check_all(items)
             names: dict[str, Vector] = {}
             if self.llm is None and ready:  # with an LLM, messages go one by one in turn
-                await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
-                await self._embed_messages(ready)
-                names = await self._embed_names(ready)
+                names = await self._prepare(chat, ready)
         except BaseException:
             async with turn:  # the calls made after this one still wait for it
                 raise
         async with turn:
             return await self._write_in_turn(chat, items, out, ready, names)
+
+    async def _prepare(self, chat: str, ready: list[_Line]) -> dict[str, Vector]:
+        """Record the lines durably (done once written, core/durable.py, issue 12) and embed
+        them; returns the names' vectors."""
+        await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
+        await self._embed_messages(ready)
+        return await self._embed_names(ready)
 
     def _check_all(
         self, items: Sequence[ImportItem]
@@ -166,10 +171,8 @@ class BulkIngest(Ingest):
                 out[line.index] = await self._one(chat, items[line.index])
             ready = [x for x in ready if x.triple is not None]
             if ready:
-                await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
-                await self._embed_messages(ready)
-                names = await self._embed_names(ready)
-        if ready:  # recorded durably first, done once written (core/durable.py, issue 12)
+                names = await self._prepare(chat, ready)
+        if ready:  # recorded by _prepare, marked done once written
 
             def write(store: GraphStore) -> list[IngestResult]:
                 return self._write(store, ready, {**names, **_borne(store, names)})
