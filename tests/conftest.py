@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from core.embedding import HashEmbedder
-from core.ports import Embedder
+from core.identity import NameIndex
+from core.ports import Embedder, GraphStore
 from core.service import Core, CoreConfig
 from core.store.pool import StorePool
 from ontology import Ontology, load_ontology
@@ -42,6 +43,19 @@ def hash_core(data_dir: Path, ontology: Ontology, **pool_options: Any) -> Core:
     emb = HashEmbedder()
     pool = StorePool(data_dir, dim=emb.dim, model_name=emb.model_name, **pool_options)
     return Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+
+
+def name_tables(store: GraphStore) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The live name index against one built from the entities as they are now."""
+    assert store.names is not None
+    fresh = NameIndex(store.names.rules)
+    for ent in store.entities.values():
+        fresh.add(ent.id, ent.world, [ent.name, *ent.aliases])
+
+    def tables(index: NameIndex) -> dict[str, Any]:
+        return {lv: {k: set(v) for k, v in t.items()} for lv, t in index.tables.items()}
+
+    return tables(store.names), tables(fresh)
 
 
 def pool_of(core: Core) -> StorePool:

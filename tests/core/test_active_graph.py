@@ -9,19 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from core.config import WorldMode
 from core.embedding import HashEmbedder
-from core.identity import NameIndex, NameRules
+from core.identity import NameRules
 from core.models import TripleIn
 from core.service import Core
 from core.store.kuzu_store import ChatStore
 from ontology import Ontology
-from tests.conftest import build_core
+from tests.conftest import build_core, name_tables
 
 ACME_GLOBEX = TripleIn(
     subject="Acme",
@@ -94,19 +93,6 @@ async def test_active_graph_follows_every_write(tmp_path: Path, ontology: Ontolo
     assert answer.facts == []  # closed facts left the read path at once
     await assert_in_step(core, tmp_path, chat)
     await core.close()
-
-
-def name_tables(store: ChatStore) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The live name index against one built from the entities as they are now."""
-    assert store.names is not None
-    fresh = NameIndex(store.names.rules)
-    for ent in store.entities.values():
-        fresh.add(ent.id, ent.world, [ent.name, *ent.aliases])
-
-    def tables(index: NameIndex) -> dict[str, Any]:
-        return {lv: {k: set(v) for k, v in t.items()} for lv, t in index.tables.items()}
-
-    return tables(store.names), tables(fresh)
 
 
 class ThreeTopics:

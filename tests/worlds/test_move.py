@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from core.embedding import HashEmbedder
-from core.identity import NameIndex
 from core.ports import GraphStore
 from core.rows import WorldRow
 from core.service import Core, CoreConfig
 from core.store.pool import StorePool
 from ontology import Ontology
+from tests.conftest import name_tables
 
 
 async def test_a_moved_fact_whose_subject_stays_is_recreated_in_the_destination(
@@ -38,19 +37,7 @@ async def test_a_moved_fact_whose_subject_stays_is_recreated_in_the_destination(
 
         await pool.run("c", run)
 
-        def names(store: GraphStore) -> tuple[dict[str, Any], dict[str, Any]]:
-            """The live name index against one built from the entities as they are now."""
-            assert store.names is not None
-            fresh = NameIndex(store.names.rules)
-            for ent in store.entities.values():
-                fresh.add(ent.id, ent.world, [ent.name, *ent.aliases])
-
-            def tables(index: NameIndex) -> dict[str, Any]:
-                return {lv: {k: set(v) for k, v in t.items()} for lv, t in index.tables.items()}
-
-            return tables(store.names), tables(fresh)
-
-        live, fresh = await pool.run("c", names)
+        live, fresh = await pool.run("c", name_tables)
         assert live == fresh  # billing is found in w2 now, and only there
         data = await core.export("c")
         world_of = {m["id"]: m["world"] for m in data["messages"]}
