@@ -129,7 +129,9 @@ class Core(Remembers):
         left several young worlds, or the chat grew by a share since the job last ran).
         (`remember(chat, author=..., text=...)`, its keyword form, comes from ports.Remembers.)"""
         result = await self._ingest.remember(chat, message)
-        if await self._maintenance.regroup_when_due(chat, born=result.world_born):
+        if await self._maintenance.regroup_when_due(
+            chat, born=result.world_born, duplicate=result.duplicate
+        ):
             result.world = await self.pool.run(
                 chat, partial(_world_of, message_id=result.message_id)
             )

@@ -89,6 +89,7 @@ class Maintenance(Stage):
         rows = await self.pool.run(chat, _live_messages)
         self._grown[chat] = (len(rows), 0)
         if len(rows) < 2:
+            await self.pool.run(chat, partial(_mark_regrouped, seen=len(rows)))
             return {"moved": 0, "split": 0, "merged": 0}
         x = (await self.route_vectors([r[3] for r in rows])).astype(np.float64)
         ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
@@ -97,9 +98,11 @@ class Maintenance(Stage):
         ids, old = [r[0] for r in rows], [r[1] for r in rows]
 
         def run(store: GraphStore) -> tuple[dict[str, int], list[str]]:
-            report, changed = apply_plan(store, ids, old, groups, x, now)
-            if self.llm is None:
-                rename_offline(store)
+            with store.transaction():
+                report, changed = apply_plan(store, ids, old, groups, x, now)
+                if self.llm is None:
+                    rename_offline(store)
+                _mark_regrouped(store, seen=len(rows))
             return report, changed
 
         report, changed = await self.pool.run(chat, run)
@@ -108,7 +111,7 @@ class Maintenance(Stage):
         await self.rename_with_llm(chat, changed)
         return report
 
-    async def regroup_when_due(self, chat: str, *, born: bool) -> bool:
+    async def regroup_when_due(self, chat: str, *, born: bool, duplicate: bool = False) -> bool:
         """Run the regrouping job from the message path when it is due; True when it ran.
 
         Two reasons, each measured on the tuning part of tests/fixtures/worlds2 with USE
@@ -131,11 +134,16 @@ class Maintenance(Stage):
           gave the same with USE and worse MiniLM figures. Geometric, so its cost per message
           stays bounded: at the job's 2,000-message window one run per 1,000 messages.
 
-        The count is this process's (a restart counts again from zero: one early run)."""
+        The counts are kept with the chat (_mark_regrouped), so a restart changes nothing: a
+        bot killed and restarted regroups at the same messages as one that ran through (the
+        crash test compares the two, tests/test_crash.py). A duplicate is not counted."""
         if self.config.world_mode != WorldMode.ADAPTIVE:
             return False
-        seen, since = self._grown.get(chat, (0, 0))
-        since += 1
+        if chat in self._grown:
+            seen, since = self._grown[chat]
+            since += not duplicate
+        else:  # first message since the start (or since the chat was dropped from the counts)
+            seen, since = await self.pool.run(chat, _regrouped)
         self._grown[chat] = (seen, since)
         self._grown.move_to_end(chat)
         while len(self._grown) > GROWN_CHATS:
@@ -219,6 +227,22 @@ def _live_messages(store: GraphStore) -> list[tuple[str, str, datetime, str]]:
         if live in store.worlds and not store.worlds[live].merged_into:
             rows.append((mid, live, ts, text))
     return rows
+
+
+REGROUPED = "regrouped"  # the chat's meta record: "<live messages seen> <messages stored>"
+
+
+def _mark_regrouped(store: GraphStore, seen: int) -> None:
+    """What the regrouping job saw when it ran: the live messages it re-examined, and the
+    chat's stored messages at that point (what regroup_when_due counts growth from)."""
+    store.set_meta(REGROUPED, f"{seen} {store.message_count()}")
+
+
+def _regrouped(store: GraphStore) -> tuple[int, int]:
+    """(live messages the job last saw, messages stored since), from the chat's meta record;
+    (0, all) for a chat the job never ran on."""
+    seen, stored = (int(x) for x in (store.meta(REGROUPED) or "0 0").split())
+    return seen, max(store.message_count() - stored, 0)
 
 
 def _messages(store: GraphStore, ids: list[str]) -> list[MessageRow]:

@@ -22,6 +22,17 @@ class ChatSchema(WorldRecords):
             {"rid": self._u(f"meta:{key}"), "k": key, "v": value},
         )
 
+    def meta(self, key: str) -> str | None:
+        """A value the core keeps with the chat (set_meta), None when never set."""
+        rows = self._rows(
+            "MATCH (r:Record {uid: $rid}) WHERE r.chat = $chat AND r.kind = 'meta' RETURN r.body",
+            {"rid": self._u(f"meta:{key}")},
+        )
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._set_meta(key, value)
+
     def _check_model(self, model_name: str) -> None:
         rows = self._rows(
             "MATCH (r:Record) WHERE r.chat = $chat AND r.kind = 'meta' RETURN r.key, r.body"

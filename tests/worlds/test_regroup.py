@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -207,3 +208,37 @@ async def test_python_code_then_pet_python_back_to_back_split_without_the_schedu
     ans = await world_core.ask(chat, "What does my python eat?")
     assert snake_w == set(ans.worlds)
     assert all(f.world in snake_w for f in ans.facts)
+
+
+def _partition(data: dict[str, Any]) -> set[frozenset[str]]:
+    groups: dict[str, set[str]] = {}
+    for m in data["messages"]:
+        groups.setdefault(m["world"], set()).add(m["text"])
+    return {frozenset(g) for g in groups.values()}
+
+
+async def test_a_restart_regroups_at_the_same_messages_as_a_run_through(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    """The job run from the message path counts the chat's growth from what it saw last,
+    kept with the chat: a bot restarted half-way (a deploy, a crash) groups the chat's
+    messages as one that ran through, after every message (the crash test relies on it)."""
+    texts = CODE[:6] + SNAKE
+    steps: list[list[set[frozenset[str]]]] = []
+    for restart_at in (None, 4):
+        clock = ManualClock()
+        core = adaptive_core(tmp_path / f"data-{restart_at}", use_embedder, ontology, clock)
+        seen = []
+        for i, text in enumerate(texts):
+            if i == restart_at:
+                await core.close()
+                core = adaptive_core(tmp_path / f"data-{restart_at}", use_embedder, ontology, clock)
+            clock.advance(seconds=20)
+            await core.remember("tg:restart", author="ana", text=text)
+            seen.append(_partition(await core.export("tg:restart")))
+        await core.close()
+        steps.append(seen)
+    through, restarted = steps
+    assert len(through[-1]) == 2  # the two topics, split as the chat grew
+    for i, (a, b) in enumerate(zip(through, restarted, strict=True)):
+        assert a == b, f"after message {i + 1}"
