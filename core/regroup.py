@@ -22,7 +22,7 @@ re-assignment, size-aware centroid merge and split) 0.874 / 0.957 / 2.33; averag
 and Viterbi re-assignment 0.884 / 0.967 / 2.00 at a line of cross + 0.2 * gap; the spread
 condition is what keeps the homonym worlds of tests/worlds/test_regroup.py apart at the
 line of 0.3 (without it they merge), and with the job run while live routing has left young
-worlds (core.pipeline.maintenance.regroup_when_due) 0.970 / 0.977 / 1.58, both read in
+worlds (core/pipeline/due.py) 0.970 / 0.977 / 1.58, both read in
 order and after the job. Tried and left: no split at all (1.50, but then a glued world is
 never cut), a split line on the halves' similarity alone (1.75 to 2.2: it cuts loose topics
 such as travel or programming into fragments that never merge back).

@@ -13,7 +13,6 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any, Literal
 
 from core import durable
@@ -121,21 +120,15 @@ class Core(Remembers):
         if previous is not None:  # answers given before the new clock keep their traces
             self._answers.adopt_traces(previous)
         self._maintenance = Maintenance(ctx, self._ingest)
+        self._ingest.regroup = self._maintenance.regroup_if_due
 
     # ================================================================== ingest
     async def remember_message(self, chat: str, message: IncomingMessage) -> IngestResult:
         """Store the message first, then extract, validate, resolve and write its facts; then
-        regroup the chat's worlds when it is due (Maintenance.regroup_when_due: live routing
+        regroup the chat's worlds when it is due (core/pipeline/due.py: live routing
         left several young worlds, or the chat grew by a share since the job last ran).
         (`remember(chat, author=..., text=...)`, its keyword form, comes from ports.Remembers.)"""
-        result = await self._ingest.remember(chat, message)
-        if await self._maintenance.regroup_when_due(
-            chat, born=result.world_born, duplicate=result.duplicate
-        ):
-            result.world = await self.pool.run(
-                chat, partial(_world_of, message_id=result.message_id)
-            )
-        return result
+        return await self._ingest.remember(chat, message)
 
     async def remember_triple(
         self, chat: str, triple: TripleIn, *, author: str = "user", message_id: str | None = None
@@ -373,11 +366,6 @@ def _ingest_kind(result: IngestResult) -> Literal["remembered", "noted"]:
 
 
 __all__ = ["Core", "CoreConfig", "SystemClock", "decayed_confidence", "render_ingest_text"]
-
-
-def _world_of(store: GraphStore, message_id: str) -> str:
-    rows = store.messages([message_id])
-    return store.resolve_world(rows[0].world) if rows else ""
 
 
 def _implements_ports(core: Core) -> tuple[ChatMemory, CoreApi]:

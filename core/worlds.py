@@ -75,7 +75,7 @@ class WorldParams:
 
 
 REFERENCE = WorldParams()
-YOUNG_WORLDS = 3  # see core.pipeline.maintenance.regroup_when_due
+YOUNG_WORLDS = 3  # see core/pipeline/due.py
 GROWTH_SHARE = 0.5  # ditto
 # model-free fractions of the calibrated gap (see the module docstring)
 BASE_AT, MERGE_AT, JOB_AT = 0.50, 0.50, 0.30

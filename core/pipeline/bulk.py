@@ -172,10 +172,14 @@ class BulkIngest(Ingest):
             ready = [x for x in ready if x.triple is not None]
             if ready:
                 names = await self._prepare(chat, ready)
-        if ready:  # recorded by _prepare, marked done once written
+        stop = self.config.world_mode == WorldMode.ADAPTIVE
+        while ready:  # recorded by _prepare, marked done once written
+            part = ready
 
-            def write(store: GraphStore) -> list[IngestResult]:
-                return self._write(store, ready, {**names, **_borne(store, names)})
+            def write(
+                store: GraphStore, part: list[_Line] = part, stop: bool = stop
+            ) -> list[IngestResult]:
+                return self._write(store, part, {**names, **_borne(store, names)}, stop=stop)
 
             try:
                 results = await self.pool.run(chat, write)
@@ -184,13 +188,21 @@ class BulkIngest(Ingest):
                 # give each line its own outcome the slow way
                 log.warning("chat=%s bulk batch failed, retrying its lines one by one", chat)
                 await self.pool.discard(chat)
-                for line in ready:
+                self.ctx.regroup_due.forget(chat)
+                for line in part:
                     out[line.index] = await self._one(chat, items[line.index])
+                results = []
+                done, ready = part, []
             else:
-                for line, result in zip(ready, results, strict=True):
+                for line, result in zip(part, results, strict=False):
                     out[line.index] = result
-            await durable.finish_many(self.inbound, chat, [x.msg_id for x in ready])
-            self._unreleased[chat] = self._unreleased.get(chat, 0) + len(ready)
+                done, ready = part[: len(results)], part[len(results) :]
+                # the job a line made due runs before the lines after it are routed, as if
+                # they had come one by one (core/pipeline/due.py)
+                if not await self.regroup(chat) and not results:
+                    stop = False  # due but it failed: the rest goes without it
+            await durable.finish_many(self.inbound, chat, [x.msg_id for x in done])
+            self._unreleased[chat] = self._unreleased.get(chat, 0) + len(done)
             if self._unreleased[chat] >= RELEASE_EVERY:  # frees what the writes held (release)
                 self._unreleased[chat] = 0
                 await self.pool.release(chat)
@@ -295,13 +307,17 @@ class BulkIngest(Ingest):
         return vecs
 
     def _write(
-        self, store: GraphStore, lines: list[_Line], names: dict[str, Vector]
+        self, store: GraphStore, lines: list[_Line], names: dict[str, Vector], *, stop: bool
     ) -> list[IngestResult]:
-        """Every line of the batch in one transaction, each through the one-line path's
-        steps, its rows written together (the store's staged writes)."""
+        """The batch's lines in one transaction, each through the one-line path's steps, its
+        rows written together (the store's staged writes). With `stop`, the batch ends before
+        a message when the regrouping job is due: the results of the lines written."""
         results = []
+        due = self.ctx.regroup_due
         with store.staged():
             for x in lines:
+                if stop and x.triple is None and due.pending(store):
+                    break
                 assert x.emb is not None
                 checked = Checked(x.msg_id, x.author, x.text, x.ts, x.emb)
                 if x.triple is not None:

@@ -20,6 +20,7 @@ from core.extract import OfflineExtractor
 from core.identity import NameIndex, NameRules
 from core.inbound import InboundLog
 from core.language import detect_language, key_tokens, name_key, sanitize
+from core.pipeline.due import RegroupDue
 from core.ports import Clock, Embedder, GraphStore, GraphStores, Llm
 from core.seeds import seed_cutoff
 from core.texts import t
@@ -71,6 +72,7 @@ class Context:
     name_rules: NameRules = field(init=False)  # the legal forms name keys ignore
     seed_cutoff: float = field(init=False)  # configured, or read from the model (core/seeds.py)
     route_vectors: RouteVectors = field(init=False, default_factory=RouteVectors)
+    regroup_due: RegroupDue = field(init=False)  # when the regrouping job runs (due.py)
 
     def __post_init__(self) -> None:
         ontology = self.ontology
@@ -87,6 +89,7 @@ class Context:
                 else seed_cutoff(self.embedder)
             ),
             "kind_by_key": kind_by_key,
+            "regroup_due": RegroupDue(self.world_params),
             "surface_keys": {
                 k
                 for pred in ontology.predicates.values()

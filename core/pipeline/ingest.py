@@ -4,6 +4,7 @@ the ontology's surface forms offline), then resolve and write its facts (write.p
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,6 +14,7 @@ from core.errors import LlmUnavailable
 from core.language import clean_name, name_key
 from core.llm import budget_scope
 from core.models import IncomingMessage, IngestResult, Rejection, TripleIn
+from core.pipeline.context import Context
 from core.pipeline.write import Writer
 from core.ports import GraphStore, Vector
 from core.rows import Extraction, new_id
@@ -34,6 +36,12 @@ class Checked:
 
 
 class Ingest(Writer):
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        # runs the regrouping job when it is due (core/pipeline/due.py); True when it ran.
+        # Core sets the maintenance stage's; a lone Ingest never regroups
+        self.regroup: Callable[[str], Awaitable[bool]] = _never
+
     async def remember(self, chat: str, message: IncomingMessage) -> IngestResult:
         """Store the message first, then extract, validate, resolve and write its facts."""
         text = self.check_text(message.text)
@@ -46,17 +54,19 @@ class Ingest(Writer):
         )
         checked = Checked(msg_id, author, text, ts, await self.message_vectors(author, text))
         if self.llm is None:
-            result = await self.pool.run(chat, lambda s: self.ingest_offline(s, checked))
-            await durable.finish(self.inbound, chat, msg_id)
-            return result
-        stored = await self.pool.run(
-            chat, lambda s: self.store_message(s, checked, Extraction.PENDING)
-        )
-        if not stored.duplicate:
-            await self.name_world(chat, stored, text)
-            result = await self.extract_with_llm(chat, msg_id, author, text, stored.world)
-            result.world_born = stored.world_born
-            stored = result
+            stored = await self.pool.run(chat, lambda s: self.ingest_offline(s, checked))
+        else:
+            stored = await self.pool.run(
+                chat, lambda s: self.store_message(s, checked, Extraction.PENDING)
+            )
+            if not stored.duplicate:
+                await self.name_world(chat, stored, text)
+                result = await self.extract_with_llm(chat, msg_id, author, text, stored.world)
+                result.world_born = stored.world_born
+                stored = result
+        if await self.regroup(chat) and not stored.duplicate:  # its world may have changed
+            stored.world = await self.pool.run(chat, lambda s: _world_of(s, msg_id))
+        # done only now: a kill before the due regrouping ran takes the message up again
         await durable.finish(self.inbound, chat, msg_id)
         return stored
 
@@ -152,25 +162,47 @@ class Ingest(Writer):
         )
         if into is not None:  # born and merged at once: the message went there directly
             fold_newborn(store, into, route_emb, now)
-            return IngestResult(message_id=msg_id, world=into.id, world_born=False)
-        absorb(store, world, route_emb, now=now)
-        wid = (
-            merge_touched(store, world.id, params, now) if mode == WorldMode.ADAPTIVE else world.id
-        )
-        return IngestResult(
-            message_id=msg_id, world=wid, world_born=routed.born and wid == world.id
-        )
+            result = IngestResult(message_id=msg_id, world=into.id, world_born=False)
+        else:
+            absorb(store, world, route_emb, now=now)
+            wid = (
+                merge_touched(store, world.id, params, now)
+                if mode == WorldMode.ADAPTIVE
+                else world.id
+            )
+            result = IngestResult(
+                message_id=msg_id, world=wid, world_born=routed.born and wid == world.id
+            )
+        if mode == WorldMode.ADAPTIVE and extraction in (Extraction.OFFLINE, Extraction.PENDING):
+            self.ctx.regroup_due.after_message(store, born=result.world_born)
+        return result
 
     def ingest_offline(self, store: GraphStore, message: Checked) -> IngestResult:
         with store.transaction():  # the message and its facts, or neither (issue 12)
             stored = self.store_message(store, message, Extraction.OFFLINE)
             if stored.duplicate:
-                return stored
+                return self._torn(store, message) or stored
             result = self.apply(
                 store, message.msg_id, message.text, None, stored.world, Extraction.OFFLINE
             )
         result.world_born = stored.world_born
         return result
+
+    def _torn(self, store: GraphStore, message: Checked) -> IngestResult | None:
+        """A stored message that mentions nothing is extracted again: a kill during the
+        checkpoint that ends an import's batch can leave the batch's messages without the
+        facts and mentions written with them (kuzu 0.11.3: the nodes come back from the WAL,
+        the COPYed edges do not; core/store/staging.py). A message that had no facts finds
+        none again."""
+        if store.mention_count(message.msg_id):
+            return None
+        rows = store.messages([message.msg_id])
+        if not rows or rows[0].extraction != Extraction.OFFLINE:
+            return None
+        world = store.resolve_world(rows[0].world)
+        result = self.apply(store, message.msg_id, message.text, None, world, Extraction.OFFLINE)
+        result.duplicate = True
+        return result if result.stored or result.rejected or result.pending else None
 
     def apply(
         self,
@@ -245,3 +277,12 @@ class Ingest(Writer):
             return self.write_triples(store, [triple], source=source, world=world)
 
         return await self.pool.run(chat, run)
+
+
+async def _never(chat: str) -> bool:
+    return False
+
+
+def _world_of(store: GraphStore, message_id: str) -> str:
+    rows = store.messages([message_id])
+    return store.resolve_world(rows[0].world) if rows else ""

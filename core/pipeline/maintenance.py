@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from datetime import datetime, timedelta
 from functools import partial
 
@@ -18,23 +17,18 @@ from core.models import FactStatus
 from core.pipeline.context import Context, Stage
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
-from core.regroup import MAX_MESSAGES, MIN_PART, apply_plan, plan
+from core.regroup import MAX_MESSAGES, apply_plan, plan
 from core.rows import Extraction, MessageRow
 from core.world_names import rename_offline
 from core.worlds import merge_all
 
 log = logging.getLogger(__name__)
 
-GROWTH_MIN = 2 * MIN_PART  # the smallest world the job can split in two
-GROWN_CHATS = 10_000  # chats whose counts are kept (least recently used dropped)
-
 
 class Maintenance(Stage):
     def __init__(self, ctx: Context, ingest: Ingest) -> None:
         super().__init__(ctx)
         self.ingest = ingest
-        # chat -> (live messages the regrouping job last saw, messages remembered since)
-        self._grown: OrderedDict[str, tuple[int, int]] = OrderedDict()
 
     async def retry_failed_extractions(self, chat: str, limit: int = 20) -> int:
         """Re-run the LLM on messages whose extraction failed; returns how many succeeded."""
@@ -87,9 +81,9 @@ class Maintenance(Stage):
         if self.config.world_mode != WorldMode.ADAPTIVE:
             return {"moved": 0, "split": 0, "merged": 0}
         rows = await self.pool.run(chat, _live_messages)
-        self._grown[chat] = (len(rows), 0)
+        due = self.ctx.regroup_due
         if len(rows) < 2:
-            await self.pool.run(chat, partial(_mark_regrouped, seen=len(rows)))
+            await self.pool.run(chat, partial(due.ran, seen=len(rows)))
             return {"moved": 0, "split": 0, "merged": 0}
         x = (await self.route_vectors([r[3] for r in rows])).astype(np.float64)
         ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
@@ -98,11 +92,11 @@ class Maintenance(Stage):
         ids, old = [r[0] for r in rows], [r[1] for r in rows]
 
         def run(store: GraphStore) -> tuple[dict[str, int], list[str]]:
-            with store.transaction():
+            with store.transaction():  # the moves, the names and the mark, or none of them
                 report, changed = apply_plan(store, ids, old, groups, x, now)
                 if self.llm is None:
                     rename_offline(store)
-                _mark_regrouped(store, seen=len(rows))
+                due.ran(store, seen=len(rows))
             return report, changed
 
         report, changed = await self.pool.run(chat, run)
@@ -111,59 +105,16 @@ class Maintenance(Stage):
         await self.rename_with_llm(chat, changed)
         return report
 
-    async def regroup_when_due(self, chat: str, *, born: bool, duplicate: bool = False) -> bool:
-        """Run the regrouping job from the message path when it is due; True when it ran.
-
-        Two reasons, each measured on the tuning part of tests/fixtures/worlds2 with USE
-        (purity / cluster / worlds per topic, the stream read in order, with the job of
-        core.regroup):
-
-        * young worlds: this message started a world and world_params.young_worlds worlds hold
-          fewer than MIN_PART messages (live routing left fragments or strays): 0.887 / 0.964 /
-          2.33 without, 0.970 / 0.977 / 1.58 with. Asked only after a message that started a
-          world, so at most one run per new world;
-        * growth: the chat's worlds received world_params.growth_share (0.5) of the messages
-          the job last saw, at least GROWTH_MIN, since it last ran. Live routing glues a topic
-          switch into the previous world when the two topics are close (six messages on Python
-          code, then six on a pet python, back to back: one world), no world is born, so the
-          first rule never fires and the glued world waited for the scheduler; now it is split
-          within GROWTH_MIN messages (tests/worlds/test_regroup.py). USE, tuning part: the same
-          0.970 / 0.977 / 1.58; first stream 0.986 / 1.000 / 1.25 -> 0.995 / 1.000 / 1.12.
-          MiniLM, English: tuning part unchanged (0.927 / 0.881 / 1.50), first stream 0.877 /
-          0.904 / 1.62 -> 0.822 / 0.959 / 1.75 (less mixing, more fragments). A share of 0.25
-          gave the same with USE and worse MiniLM figures. Geometric, so its cost per message
-          stays bounded: at the job's 2,000-message window one run per 1,000 messages.
-
-        The counts are kept with the chat (_mark_regrouped), so a restart changes nothing: a
-        bot killed and restarted regroups at the same messages as one that ran through (the
-        crash test compares the two, tests/test_crash.py). A duplicate is not counted."""
+    async def regroup_if_due(self, chat: str) -> bool:
+        """Run the regrouping job from the message path when a message made it due
+        (core/pipeline/due.py); True when it ran."""
         if self.config.world_mode != WorldMode.ADAPTIVE:
             return False
-        if chat in self._grown:
-            seen, since = self._grown[chat]
-            since += not duplicate
-        else:  # first message since the start (or since the chat was dropped from the counts)
-            seen, since = await self.pool.run(chat, _regrouped)
-        self._grown[chat] = (seen, since)
-        self._grown.move_to_end(chat)
-        while len(self._grown) > GROWN_CHATS:
-            self._grown.popitem(last=False)
-        share = self.world_params.growth_share
-        due = share > 0 and since >= max(GROWTH_MIN, share * seen)
-        if not due and born and self.world_params.young_worlds > 0:
-            wanted = self.world_params.young_worlds
-            young = await self.pool.run(
-                chat,
-                lambda s: sum(
-                    1 for w in s.worlds.values() if not w.merged_into and 0 < w.messages < MIN_PART
-                ),
-            )
-            due = young >= wanted
-        if not due:
+        if not await self.pool.run(chat, self.ctx.regroup_due.pending):
             return False
         try:
             await self.regroup_worlds(chat)
-        except Exception:  # the message is stored; the scheduled job tries again later
+        except Exception:  # the message is stored; the next message or the job tries again
             log.exception("chat=%s regrouping after ingest failed", chat)
             return False
         return True
@@ -227,22 +178,6 @@ def _live_messages(store: GraphStore) -> list[tuple[str, str, datetime, str]]:
         if live in store.worlds and not store.worlds[live].merged_into:
             rows.append((mid, live, ts, text))
     return rows
-
-
-REGROUPED = "regrouped"  # the chat's meta record: "<live messages seen> <messages stored>"
-
-
-def _mark_regrouped(store: GraphStore, seen: int) -> None:
-    """What the regrouping job saw when it ran: the live messages it re-examined, and the
-    chat's stored messages at that point (what regroup_when_due counts growth from)."""
-    store.set_meta(REGROUPED, f"{seen} {store.message_count()}")
-
-
-def _regrouped(store: GraphStore) -> tuple[int, int]:
-    """(live messages the job last saw, messages stored since), from the chat's meta record;
-    (0, all) for a chat the job never ran on."""
-    seen, stored = (int(x) for x in (store.meta(REGROUPED) or "0 0").split())
-    return seen, max(store.message_count() - stored, 0)
 
 
 def _messages(store: GraphStore, ids: list[str]) -> list[MessageRow]:

@@ -100,6 +100,15 @@ class MessageLog(GraphReader):
         )
         return self.messages([r[0] for r in reversed(rows)])
 
+    def mention_count(self, message_id: str) -> int:
+        """How many entities the stored message mentions (MENTIONS edges in the database)."""
+        rows = self._rows(
+            "MATCH (m:Message {uid: $m})-[r:MENTIONS]->(:Entity) WHERE m.chat = $chat "
+            "AND r.chat = $chat RETURN count(r)",
+            {"m": self._u(message_id)},
+        )
+        return int(rows[0][0]) if rows else 0
+
     def mentions_of(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]:
         """Messages that mention any of the entities, latest first."""
         mentions = self.active_graph().mentions

@@ -23,6 +23,12 @@ leaves its WAL), so a batch costs one checkpoint, and bot/cli.py sends large bat
 never COPYed: a rolled-back node COPY left committed nodes missing from
 the primary-key index (the next COPY could not find them), and a failed batch is rolled back
 and retried line by line.
+
+Trap (kuzu 0.11.3, bench/crash.py): a kill -9 during the checkpoint a COPY's COMMIT runs can
+leave the batch's nodes (created by LOAD FROM, replayed from the WAL at the next open) without
+its COPYed edges: messages without their facts and mentions. The batch's durable records are
+done only after the COMMIT returns, so they are taken up again at the next start, and a stored
+message that mentions nothing is extracted again (Ingest._torn, tests/core/test_durable.py).
 """
 
 from __future__ import annotations
@@ -97,6 +103,7 @@ class Staging:
     mentions: dict[tuple[str, str], None] = field(default_factory=dict)  # (message, entity)
     pending: list[dict[str, Any]] = field(default_factory=list)
     worlds: dict[str, WorldRow] = field(default_factory=dict)
+    meta: dict[str, str] = field(default_factory=dict)  # the chat's meta records, by key
     # for the whole batch: its messages (their mentions are new) and the mentions written
     batch_messages: set[str] = field(default_factory=set)
     mentioned: set[tuple[str, str]] = field(default_factory=set)
@@ -112,6 +119,7 @@ class Staging:
                 self.mentions,
                 self.pending,
                 self.worlds,
+                self.meta,
             )
         )
 
@@ -119,7 +127,7 @@ class Staging:
         self.messages, self.entities, self.pending = [], [], []
         self.facts, self.reconfirmed, self.superseded = {}, {}, {}
         self.mentioned.update(self.mentions)
-        self.mentions, self.worlds = {}, {}
+        self.mentions, self.worlds, self.meta = {}, {}, {}
 
     def mention(self, message_id: str, entity_id: str) -> bool:
         """Stage a mention by a message of this batch; False for an older message (its
@@ -159,6 +167,17 @@ class StagedWrites(ChatSchema):
         self._flush_staged()
         super()._exec(query, params)
 
+    def set_meta(self, key: str, value: str) -> None:
+        if self._staged is not None:  # written with the batch's rows, not flushing them
+            self._staged.meta[key] = value
+        else:
+            super().set_meta(key, value)
+
+    def meta(self, key: str) -> str | None:
+        if self._staged is not None and key in self._staged.meta:
+            return self._staged.meta[key]
+        return super().meta(key)
+
     def _put_world(self, world: WorldRow) -> None:
         if self._staged is not None:  # written once per batch, as it is then
             self._staged.worlds[world.id] = world
@@ -193,6 +212,8 @@ class StagedWrites(ChatSchema):
                 self._exec(query, {"rows": list(by_id.values())})
         if st.pending:
             self._exec(_PENDING, {"rows": st.pending})
+        for key, value in st.meta.items():
+            super().set_meta(key, value)
 
     def _copy_facts(self, rows: list[dict[str, Any]]) -> None:
         import pyarrow as pa

@@ -316,3 +316,43 @@ async def test_a_lone_surrogate_reaches_the_real_tokenizer_harmlessly(real_core:
     await real_core.remember(CHAT, author="\udfffann", text="checkout \ud800 depends on payments")
     answer = await real_core.ask(CHAT, "what does checkout depend on\udfff?")
     assert "payments" in answer.answer
+
+
+async def test_an_import_batch_a_kill_tore_is_extracted_again_when_taken_up(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """What a kill during the checkpoint ending an import's batch left (seen in bench.crash):
+    the batch's messages back from the WAL, their COPYed facts and mentions gone, the records
+    not done. Taking the records up extracts those messages again; chatter stays factless."""
+    from core.models import ImportItem
+
+    core = make_core(tmp_path, ontology)
+    lines = [("m1", "checkout depends on payments"), ("m2", "ok"), ("m3", "ledger uses billing")]
+    items = [ImportItem(author="ann", text=t, message_id=i) for i, t in lines]
+    await core.remember_many(CHAT, items)
+    want = sentences(await core.facts(CHAT))
+    assert len(want) == 2
+
+    def tear(store: object) -> None:
+        ex = store._exec  # type: ignore[attr-defined]
+        for mid in ("m1", "m2", "m3"):
+            uid = store._u(mid)  # type: ignore[attr-defined]
+            ex(
+                "MATCH (m:Message {uid: $m})-[r:MENTIONS]->() WHERE m.chat = $chat DELETE r",
+                {"m": uid},
+            )
+        ex("MATCH ()-[f:FACT]->() WHERE f.chat = $chat DELETE f", {})
+
+    await core.pool.run(CHAT, tear)
+    await core.close()
+    with sqlite3.connect(tmp_path / "inbound.sqlite3") as db:
+        db.execute("UPDATE record SET done = 0 WHERE id IN ('m1', 'm2', 'm3')")
+
+    core = make_core(tmp_path, ontology)
+    assert sentences(await core.facts(CHAT)) == set()  # torn
+    assert await durable.recover(core) == 3
+    assert sentences(await core.facts(CHAT)) == want
+    assert (await core.stats(CHAT))["messages"] == 3
+    again = await core.remember(CHAT, author="ann", text="ok", message_id="m2")
+    assert again.duplicate and not again.stored
+    await core.close()
