@@ -48,9 +48,9 @@ def expand_hops(
                 break
             nxt: set[str] = set()
             for edge in (edges_from if forward else edges_to)(frontier):
-                if max_hops.get(edge.fact.predicate, hops) < depth:
+                if max_hops.get(edge.predicate, hops) < depth:
                     continue
-                found[edge.fact.id] = edge
+                found[edge.fact_id] = edge
                 other = edge.dst if forward else edge.src
                 if other not in seen:
                     seen.add(other)
@@ -83,7 +83,7 @@ def directional_reach(
             if depth >= limit:
                 continue
             for e in adj.get(node, ()):
-                if max_hops.get(e.fact.predicate, limit) < depth + 1:
+                if max_hops.get(e.predicate, limit) < depth + 1:
                     continue
                 other = e.dst if forward else e.src
                 if other in seen:
@@ -128,7 +128,7 @@ def personalized_pagerank(
         i, j = index.get(e.src), index.get(e.dst)
         if i is None or j is None or i == j:
             continue
-        w = max(e.fact.confidence, 1e-3)
+        w = max(e.confidence, 1e-3)
         adj[i, j] += w
         adj[j, i] += w
     out_deg = adj.sum(axis=1)
