@@ -135,10 +135,17 @@ def personalized_pagerank(
     p = np.array([max(personalization.get(x, 0.0), 0.0) for x in nodes], dtype=np.float64)
     p = p / p.sum() if p.sum() > 0 else np.full(n, 1.0 / n)
     trans = np.divide(adj, out_deg[:, None], out=np.zeros_like(adj), where=out_deg[:, None] > 0)
+    # what does not change between iterations is computed once (the loop is 50 rounds of
+    # small-array numpy calls: their count is the cost); the same arithmetic, the same ranks
+    dangling = out_deg == 0
+    any_dangling = bool(dangling.any())
+    teleport = (1 - damping) * p
     rank = p.copy()
     for _ in range(iterations):
-        dangling = rank[out_deg == 0].sum()
-        new = damping * (rank @ trans + dangling * p) + (1 - damping) * p
+        flow = rank @ trans
+        if any_dangling:  # none: adding 0.0 * p would change nothing
+            flow += rank[dangling].sum() * p
+        new = damping * flow + teleport
         if np.abs(new - rank).sum() < tol:
             rank = new
             break
