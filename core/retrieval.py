@@ -48,9 +48,9 @@ def expand_hops(
                 break
             nxt: set[str] = set()
             for edge in (edges_from if forward else edges_to)(frontier):
-                if max_hops.get(edge.fact.predicate, hops) < depth:
+                if max_hops.get(edge.predicate, hops) < depth:
                     continue
-                found[edge.fact.id] = edge
+                found[edge.fact_id] = edge
                 other = edge.dst if forward else edge.src
                 if other not in seen:
                     seen.add(other)
@@ -83,7 +83,7 @@ def directional_reach(
             if depth >= limit:
                 continue
             for e in adj.get(node, ()):
-                if max_hops.get(e.fact.predicate, limit) < depth + 1:
+                if max_hops.get(e.predicate, limit) < depth + 1:
                     continue
                 other = e.dst if forward else e.src
                 if other in seen:
@@ -128,17 +128,24 @@ def personalized_pagerank(
         i, j = index.get(e.src), index.get(e.dst)
         if i is None or j is None or i == j:
             continue
-        w = max(e.fact.confidence, 1e-3)
+        w = max(e.confidence, 1e-3)
         adj[i, j] += w
         adj[j, i] += w
     out_deg = adj.sum(axis=1)
     p = np.array([max(personalization.get(x, 0.0), 0.0) for x in nodes], dtype=np.float64)
     p = p / p.sum() if p.sum() > 0 else np.full(n, 1.0 / n)
     trans = np.divide(adj, out_deg[:, None], out=np.zeros_like(adj), where=out_deg[:, None] > 0)
+    # what does not change between iterations is computed once (the loop is 50 rounds of
+    # small-array numpy calls: their count is the cost); the same arithmetic, the same ranks
+    dangling = out_deg == 0
+    any_dangling = bool(dangling.any())
+    teleport = (1 - damping) * p
     rank = p.copy()
     for _ in range(iterations):
-        dangling = rank[out_deg == 0].sum()
-        new = damping * (rank @ trans + dangling * p) + (1 - damping) * p
+        flow = rank @ trans
+        if any_dangling:  # none: adding 0.0 * p would change nothing
+            flow += rank[dangling].sum() * p
+        new = damping * flow + teleport
         if np.abs(new - rank).sum() < tol:
             rank = new
             break

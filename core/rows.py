@@ -14,7 +14,7 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
-from core.models import FactView
+from core.models import FactStatus, FactView
 
 
 class Extraction(StrEnum):
@@ -55,13 +55,45 @@ class MessageRow:
     extraction: str  # an Extraction value
 
 
-@dataclass(frozen=True)
+# what an Edge's FactView takes besides the edge's own fields: subject name and kind, object
+# name and kind, valid_from, sources, world
+EdgeParts = tuple[str, str, str, str, datetime, tuple[str, ...], str]
+
+
+@dataclass(frozen=True, slots=True)
 class Edge:
-    """One active fact seen during traversal, with what a FactView needs."""
+    """One active fact seen during traversal: what traversal reads (its ends, id, predicate and
+    confidence), and its FactView made on request. A question about a hub walks thousands of
+    edges and keeps tens: a pydantic view for each was ~40% of such a question (10k facts).
+    A snapshot of the fact when the store read it (the store may keep it for later reads
+    until the fact changes): an Edge outlives the chat's worker call that read it, so it
+    never reads the store."""
 
     src: str
     dst: str
-    fact: FactView
+    fact_id: str
+    predicate: str
+    confidence: float
+    parts: EdgeParts
+
+    @property
+    def fact(self) -> FactView:
+        """A new view on each call: a view is mutable, an Edge is shared by the questions
+        that read it."""
+        subject, subject_kind, obj, object_kind, valid_from, sources, world = self.parts
+        return FactView(
+            id=self.fact_id,
+            subject=subject,
+            subject_kind=subject_kind,
+            predicate=self.predicate,
+            object=obj,
+            object_kind=object_kind,
+            confidence=self.confidence,
+            status=FactStatus.ACTIVE.value,
+            valid_from=valid_from,
+            sources=list(sources),
+            world=world,
+        )
 
 
 @dataclass

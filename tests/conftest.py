@@ -53,7 +53,11 @@ def name_tables(store: GraphStore) -> tuple[dict[str, Any], dict[str, Any]]:
         fresh.add(ent.id, ent.world, [ent.name, *ent.aliases])
 
     def tables(index: NameIndex) -> dict[str, Any]:
-        return {lv: {k: set(v) for k, v in t.items()} for lv, t in index.tables.items()}
+        out: dict[str, Any] = {
+            lv: {k: set(v) for k, v in t.items()} for lv, t in index.tables.items()
+        }
+        out["held"] = index._held  # the keys find looks up at all, per level
+        return out
 
     return tables(store.names), tables(fresh)
 

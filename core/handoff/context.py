@@ -30,10 +30,10 @@ def _context(store: GraphStore, author: str, max_facts: int, max_messages: int) 
     company = role = None
     companies: list[str] = []
     for e in mine:
-        if e.fact.predicate in ("WORKS_AT", "DECIDES_FOR") and e.fact.object_kind == "company":
+        if e.predicate in ("WORKS_AT", "DECIDES_FOR") and e.fact.object_kind == "company":
             companies.append(e.dst)
             company = company or e.fact.object
-        if e.fact.predicate == "HAS_ROLE":
+        if e.predicate == "HAS_ROLE":
             role = e.fact.object
     if not companies:  # nothing ties the client to a company: the companies this chat names
         companies = sorted(store.by_kind.get("company", ()))[:3]
@@ -44,7 +44,7 @@ def _context(store: GraphStore, author: str, max_facts: int, max_messages: int) 
         about += store.edges_from(companies) + store.edges_to(companies)
     facts: dict[str, str] = {}
     for e in about:  # the client first, then their company: decision makers, products, budget
-        facts.setdefault(e.fact.id, e.fact.sentence())
+        facts.setdefault(e.fact_id, e.fact.sentence())
     recent = store.recent_messages(max_messages)
     return {
         "company": company,

@@ -83,6 +83,7 @@ class MessageIndex:
         self._arrays: tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float32]] | None = None
         self._vec_map: tuple[int, int, list[int]] = (0, 0, [])
         self._vec_array: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._vec_aligned = True  # message row i is vector row i, for every row
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -238,4 +239,16 @@ class MessageIndex:
                 mapping.append(-1 if r is None else r)
             self._vec_map = (id(vectors), len(vectors), mapping)
             self._vec_array = np.asarray(mapping, dtype=np.int64)
+            self._vec_aligned = len(mapping) == len(vectors) and bool(
+                np.array_equal(self._vec_array, np.arange(len(mapping)))
+            )
         return self._vec_array
+
+    def row_scores(self, vectors: Vectors, sims: Vector) -> Vector:
+        """Each message row's score from `sims`, one per vector row (-1 for a message without
+        a vector). The usual case, every message's vector at its own row, is `sims` itself:
+        mapping it cost three passes over the chat's messages for each question."""
+        rows = self.vector_rows(vectors)
+        if self._vec_aligned and len(sims) == len(rows):
+            return sims
+        return np.where(rows >= 0, sims[np.clip(rows, 0, None)] if len(sims) else 0.0, -1.0)

@@ -230,7 +230,7 @@ class Retriever(Stage):
                 values=[store.entities[n].name for n in values],
                 paths=paths,
                 facts=facts,
-                direct_facts=any(e.fact.predicate in wanted for c in path_edges for e in c),
+                direct_facts=any(e.predicate in wanted for c in path_edges for e in c),
                 quote=pick_quote(
                     question,
                     hits,
@@ -252,7 +252,7 @@ class Retriever(Stage):
             }
         )
         return Retrieved(
-            answer, scored[:50], [e.fact for e in sub_edges][:200], evidence_text, hits
+            answer, scored[:50], [e.fact for e in sub_edges[:200]], evidence_text, hits
         )
 
     @staticmethod

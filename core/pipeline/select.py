@@ -127,13 +127,13 @@ def best_paths(
         )
     chains = [path_to(n, reach) for n in candidates]
     if wanted:  # paths made of the predicate the question asks about come first
-        chains.sort(key=lambda c: -sum(e.fact.predicate in wanted for e in c) / len(c))
+        chains.sort(key=lambda c: -sum(e.predicate in wanted for e in c) / len(c))
     chosen: list[list[Edge]] = []
     for chain in chains:
-        ids = [e.fact.id for e in chain]
-        if any(ids == [e.fact.id for e in c][: len(ids)] for c in chosen):
+        ids = [e.fact_id for e in chain]
+        if any(ids == [e.fact_id for e in c][: len(ids)] for c in chosen):
             continue  # a prefix of a path already shown
-        chosen = [c for c in chosen if [e.fact.id for e in c] != ids[: len(c)]]
+        chosen = [c for c in chosen if [e.fact_id for e in c] != ids[: len(c)]]
         chosen.append(chain)
         if len(chosen) >= 5:
             break
@@ -148,22 +148,22 @@ def kind_candidates(store: GraphStore, asked: KindAsked | None, kinds: set[str])
     if group is None:
         return {eid for kind in kinds for eid in store.by_kind.get(kind, ())}
     categories = {eid for (_, key), eid in store.by_key.items() if group & set(key.split())}
-    instances = {e.src for e in store.edges_to(categories) if e.fact.predicate == "IS_A"}
+    instances = {e.src for e in store.edges_to(categories) if e.predicate == "IS_A"}
     return categories | instances
 
 
 def select_facts(
     paths: list[list[Edge]], sub_edges: list[Edge], score: dict[str, float], max_facts: int
 ) -> list[FactView]:
-    ordered: dict[str, FactView] = {}
+    ordered: dict[str, Edge] = {}
     for chain in paths:
         for e in chain:
-            ordered.setdefault(e.fact.id, e.fact)
+            ordered.setdefault(e.fact_id, e)
     for e in sorted(sub_edges, key=lambda e: -(score.get(e.src, 0) + score.get(e.dst, 0))):
         if len(ordered) >= max_facts:
             break
-        ordered.setdefault(e.fact.id, e.fact)
-    return list(ordered.values())[:max_facts]
+        ordered.setdefault(e.fact_id, e)
+    return [e.fact for e in list(ordered.values())[:max_facts]]
 
 
 def yes_no_answer(
@@ -222,7 +222,7 @@ def predicate_chain(store: GraphStore, src: str, dst: str, pred: str, hops: int)
         [src],
         hops=hops,
         max_hops={pred: hops},
-        edges_from=lambda ids: [e for e in store.edges_from(ids) if e.fact.predicate == pred],
+        edges_from=lambda ids: [e for e in store.edges_from(ids) if e.predicate == pred],
         edges_to=lambda ids: [],
     )
     reach = directional_reach([src], edges.values(), max_hops={pred: hops}, limit=hops)

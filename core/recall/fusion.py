@@ -53,8 +53,7 @@ def gather(
     if not len(index):
         out.lists["meaning"] = [mid for mid, _ in vectors.best(sims, depth)] if len(sims) else []
         return out
-    vec_rows = index.vector_rows(vectors)
-    row_sims = np.where(vec_rows >= 0, sims[np.clip(vec_rows, 0, None)] if len(sims) else 0.0, -1.0)
+    row_sims = index.row_scores(vectors, sims)
     _, lengths = index.arrays()
     # chit-chat ("ok", "haha", "thanks!") rarely answers anything: a small demotion
     short = (lengths < cfg.min_tokens).astype(np.float32) * cfg.short_penalty

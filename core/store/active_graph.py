@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+
+from core.rows import Edge
 
 
 @dataclass(slots=True)
@@ -18,6 +20,9 @@ class ActiveFact:
     valid_from: datetime
     sources: list[str]
     world: str
+    # the Edge reads hand out (GraphReader._edge), made on the first read; whatever changes
+    # the fact in place sets it back to None (an Edge is a snapshot)
+    edge: Edge | None = field(default=None, compare=False, repr=False)
 
 
 class ActiveGraph:
@@ -70,5 +75,6 @@ def _reconfirm(graph: ActiveGraph, *, fact_id: str, confidence: float, sources: 
     if fact is not None:
         fact.confidence = confidence
         fact.sources = list(sources)
+        fact.edge = None
     if fact_id in graph.provenance:
         graph.provenance[fact_id] = (graph.provenance[fact_id][0], list(sources))

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from core.models import FactStatus, FactView
+from core.models import FactView
 from core.rows import (
     Edge,
 )
@@ -26,8 +26,8 @@ _FACT_COLUMNS = (
 
 class GraphReader(FactWriter):
     @staticmethod
-    def _row_to_edge(r: list[Any]) -> Edge:
-        view = FactView(
+    def _row_to_view(r: list[Any]) -> FactView:
+        return FactView(
             id=r[7],
             subject=r[1],
             subject_kind=r[2],
@@ -41,7 +41,6 @@ class GraphReader(FactWriter):
             sources=list(r[12] or []),
             world=r[13] or "",
         )
-        return Edge(src=r[0], dst=r[4], fact=view)
 
     def active_graph(self) -> ActiveGraph:
         if self._graph is None:
@@ -75,21 +74,22 @@ class GraphReader(FactWriter):
         return self._graph
 
     def _edge(self, f: ActiveFact) -> Edge:
+        if f.edge is not None:
+            return f.edge
         subj, obj = self.entities.get(f.src), self.entities.get(f.dst)
-        view = FactView(
-            id=f.id,
-            subject=subj.name if subj else f.src,
-            subject_kind=subj.kind if subj else "",
-            predicate=f.predicate,
-            object=obj.name if obj else f.dst,
-            object_kind=obj.kind if obj else "",
-            confidence=f.confidence,
-            status=FactStatus.ACTIVE.value,
-            valid_from=f.valid_from,
-            sources=list(f.sources),
-            world=f.world,
+        parts = (
+            subj.name if subj else f.src,
+            subj.kind if subj else "",
+            obj.name if obj else f.dst,
+            obj.kind if obj else "",
+            f.valid_from,
+            tuple(f.sources),
+            f.world,
         )
-        return Edge(src=f.src, dst=f.dst, fact=view)
+        edge = Edge(f.src, f.dst, f.id, f.predicate, f.confidence, parts)
+        if subj and obj:  # kept for the next read (an entity not loaded yet: made again)
+            f.edge = edge
+        return edge
 
     def edges_from(self, ids: Iterable[str]) -> list[Edge]:
         """Active facts whose subject is one of ids."""
@@ -115,7 +115,7 @@ class GraphReader(FactWriter):
             "ORDER BY f.valid_from DESC LIMIT $n",
             params,
         )
-        return [self._row_to_edge(r).fact for r in rows]
+        return [self._row_to_view(r) for r in rows]
 
     def fact_count(self, *, active_only: bool = True) -> int:
         clause = "AND f.status = 'active'" if active_only else ""

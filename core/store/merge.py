@@ -32,14 +32,14 @@ def _repoint(graph: ActiveGraph, old: str, new: str, row_of: Mapping[str, int]) 
     joins and it was deleted (merge_worlds): the same fact ids, other end points."""
     for fact in list(graph.out.pop(old, {}).values()):
         graph.inn.get(fact.dst, {}).pop(fact.id, None)
-        fact.src = new
+        fact.src, fact.edge = new, None
         if fact.dst == old:  # a fact from the entity to itself
             fact.dst = new
         graph.out.setdefault(new, {})[fact.id] = fact
         graph.inn.setdefault(fact.dst, {})[fact.id] = fact
     for fact in list(graph.inn.pop(old, {}).values()):
         graph.out.get(fact.src, {}).pop(fact.id, None)
-        fact.dst = new
+        fact.dst, fact.edge = new, None
         graph.out.setdefault(fact.src, {})[fact.id] = fact
         graph.inn.setdefault(new, {})[fact.id] = fact
     graph.touching.setdefault(new, {}).update(graph.touching.pop(old, {}))
@@ -90,7 +90,7 @@ class WorldMerger(MessageLog):
                 if graph is not None:
                     for fact in graph.by_id.values():
                         if fact.world == src:
-                            fact.world = dst
+                            fact.world, fact.edge = dst, None
                 for old, new in unify.items():
                     for pattern, create in (
                         ("(x:Entity {uid: $old})-[f:FACT]->(y:Entity)", "(n)-[:FACT {%s}]->(y)"),

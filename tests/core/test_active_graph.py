@@ -6,6 +6,7 @@ which builds its adjacency from the database alone.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,7 +17,8 @@ import numpy.typing as npt
 from core.config import WorldMode
 from core.embedding import HashEmbedder
 from core.identity import NameRules
-from core.models import TripleIn
+from core.models import FactView, TripleIn
+from core.rows import Edge
 from core.service import Core
 from core.store.kuzu_store import ChatStore
 from ontology import Ontology
@@ -37,6 +39,7 @@ def snapshot(
     set[tuple[str, str, str, str, float, tuple[str, ...], str]],
     dict[str, list[str]],
     dict[str, list[str]],
+    set[str],
 ]:
     graph = store.active_graph()
     facts = {
@@ -45,7 +48,18 @@ def snapshot(
     }
     mentions = {e: store.mentions_of([e]) for e in store.entities}
     sources = {e: store.fact_sources([e]) for e in store.entities}  # any status, in memory
-    return facts, mentions, sources
+    return facts, mentions, sources, read_edges(store)
+
+
+def read_edges(store: ChatStore) -> set[str]:
+    """The edges reads hand out, as questions see them (the store keeps them for the next
+    read: each write that changes a fact in place must make it hand out a new one)."""
+    edges = store.edges_from(list(store.entities))
+    return {
+        f"{e.src} {e.dst} {e.fact_id} {e.predicate} {e.confidence:.6f} "
+        f"{e.fact.model_dump_json(exclude={'confidence'})}"
+        for e in edges
+    }
 
 
 async def assert_in_step(core: Core, tmp_path: Path, chat: str) -> None:
@@ -64,6 +78,7 @@ async def test_active_graph_follows_every_write(tmp_path: Path, ontology: Ontolo
     await assert_in_step(core, tmp_path, chat)
 
     await core.ask(chat, "what does checkout depend on?")  # graph loaded again
+    await core.pool.run(chat, read_edges)
     await core.remember(chat, author="b", text="checkout depends on payments")  # re-confirm
     one = TripleIn(
         subject="Acme",
@@ -122,7 +137,7 @@ async def test_active_graph_follows_world_merges(tmp_path: Path, ontology: Ontol
         worlds = {e.name: e.world for e in store.entities.values()}
         assert len({*worlds.values()}) == 3, "each topic in a world of its own"
         src, dst = worlds[src_name], worlds[dst_name]
-        store.active_graph()  # loaded: the merge must keep it right or drop it
+        read_edges(store)  # loaded and read: the merge must keep it right or drop it
         return store.merge_worlds(src, dst, store.worlds[dst].centroid, datetime.now(UTC))
 
     rules = NameRules(ontology.legal_forms)
@@ -137,7 +152,7 @@ async def test_active_graph_follows_world_merges(tmp_path: Path, ontology: Ontol
     def unify(store: ChatStore) -> dict[str, int]:
         ledger = next(e.world for e in store.entities.values() if e.name == "ledger")
         into = next(e.world for e in store.entities.values() if e.name == "checkout")
-        store.active_graph()
+        read_edges(store)
         return store.merge_worlds(ledger, into, store.worlds[into].centroid, datetime.now(UTC))
 
     await core.pool.run(chat, lambda s: s.use_name_rules(rules))  # the reload dropped it
@@ -147,4 +162,40 @@ async def test_active_graph_follows_world_merges(tmp_path: Path, ontology: Ontol
     live, fresh = await core.pool.run(chat, name_tables)
     assert live == fresh
     await assert_in_step(core, tmp_path, chat)
+    await core.close()
+
+
+async def test_reading_edges_builds_no_fact_views(tmp_path: Path, ontology: Ontology) -> None:
+    """A question about a hub walks all of its edges and keeps a few: reading an edge builds
+    no FactView (the pydantic views were most of such a question's time at 10k facts); the
+    view asked for says what the fact says."""
+    core = build_core(tmp_path, HashEmbedder(), ontology)
+    chat = "c"
+    for i in range(30):
+        located = TripleIn(
+            subject=f"svc{i}",
+            subject_kind="service",
+            predicate="LOCATED_IN",
+            object="Lisbon",
+            object_kind="place",
+        )
+        await core.remember_triple(chat, located)
+
+    def views() -> int:
+        return sum(isinstance(o, FactView) for o in gc.get_objects())
+
+    def read(store: ChatStore) -> tuple[list[Edge], int]:
+        hub = next(e for e, ent in store.entities.items() if ent.name == "Lisbon")
+        store.active_graph()
+        gc.collect()
+        before = views()
+        edges = store.edges_to([hub])
+        return edges, views() - before
+
+    edges, built = await core.pool.run(chat, read)
+    assert len(edges) == 30
+    assert built == 0
+    fact = edges[0].fact
+    assert (fact.object, fact.predicate, fact.status) == ("Lisbon", "LOCATED_IN", "active")
+    assert fact.subject.startswith("svc")
     await core.close()

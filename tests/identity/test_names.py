@@ -78,6 +78,24 @@ def test_index_finds_strongest_level_and_reports_two_candidates() -> None:
     assert index.find(["other"], "Ромашка-Трейд").ids == ()
 
 
+def test_a_name_left_in_one_world_is_still_found_there() -> None:
+    """find skips a key that no world holds: removing a name from one world (or one of two
+    entities under it) must not hide it where it is still held."""
+    index = NameIndex(RULES)
+    index.add("a1", "w1", ["Acme"])
+    index.add("a2", "w2", ["Acme"])
+    index.add("b1", "w1", ["Initech"])
+    index.add("b2", "w1", ["Initech"])  # two under one key in one world
+    index.remove("a1")
+    assert index.find(["w1", "w2"], "Acme").ids == ("a2",)
+    index.remove("b1")
+    assert index.find(["w1"], "Initech").ids == ("b2",)
+    index.remove("a2")
+    assert index.find(["w1", "w2"], "Acme").ids == ()
+    index.add("a3", "w1", ["Acme"])
+    assert index.find(["w1", "w2"], "Acme").ids == ("a3",)
+
+
 def test_transliteration_bridges_scripts_only() -> None:
     index = NameIndex(RULES)
     index.add("co", "w", ["checkout"])

@@ -73,6 +73,23 @@ def _index(texts: list[tuple[str, str, datetime]]) -> tuple[MessageIndex, Vector
     return index, vectors
 
 
+def test_row_scores_follow_each_message_to_its_vector() -> None:
+    """A message's score is its own vector's: read as is while every message's vector is at
+    its own row, mapped once one is not (stored out of order, or without a vector)."""
+    t = NOW - timedelta(days=1)
+    index, vectors = _index([("a", f"note {i}", t) for i in range(3)])
+    sims = np.asarray([0.1, 0.2, 0.3], dtype=np.float32)
+    assert index.row_scores(vectors, sims).tolist() == pytest.approx([0.1, 0.2, 0.3])
+    vectors.add("m4", np.asarray([1, 0, 0, 0], dtype=np.float32))  # ahead of its message
+    index.add("m3", "a", "no vector yet", t)
+    index.add("m4", "a", "the vector came first", t)
+    sims = np.asarray([0.1, 0.2, 0.3, 0.4], dtype=np.float32)  # row 3 is m4's
+    assert index.row_scores(vectors, sims).tolist() == pytest.approx([0.1, 0.2, 0.3, -1.0, 0.4])
+    vectors.add("m3", np.asarray([0, 1, 0, 0], dtype=np.float32))  # as many rows as messages
+    sims = np.asarray([0.1, 0.2, 0.3, 0.4, 0.5], dtype=np.float32)  # rows 3 and 4 crossed
+    assert index.row_scores(vectors, sims).tolist() == pytest.approx([0.1, 0.2, 0.3, 0.5, 0.4])
+
+
 def test_bm25_matches_inflected_forms() -> None:
     t = NOW - timedelta(days=1)
     index, _ = _index(
