@@ -1,12 +1,16 @@
 """World routing on the labelled streams: purity and fragmentation per model and part.
 
-    python -m bench.worlds [--models minilm,use,use-en] [--parts tune,heldout,first]
-                           [--skip-latency]
+    python -m bench.worlds [--models minilm,use,use-en]
+                           [--parts tune,heldout,first,en-tune,en-heldout] [--skip-latency]
 
 The parts: the second labelled stream's tuning part (tests/fixtures/worlds2/tune.jsonl) and
 held-out part (heldout.jsonl, 299 messages, 12 topics: never tuned on, run only to report),
-and the first stream (tests/fixtures/worlds_stream.jsonl: 216 messages, 8 topics), all short
-en/pt/ru chat messages with ambiguous words across topics. Each goes through the real Core
+the first stream (tests/fixtures/worlds_stream.jsonl: 216 messages, 8 topics), all short
+en/pt/ru chat messages with ambiguous words across topics, and an English-only stream of the
+second one's structure (tests/fixtures/worlds_en: the same 12 topics, 300 messages in each of
+its tuning and held-out parts, the held-out part written first and never tuned on), for the
+English-only model: the English third of a multilingual part is a sparser chat than any chat
+written in English. Each goes through the real Core
 (Kùzu store, offline extraction) in adaptive mode, read in order (live routing) and then
 after the regrouping job:
 
@@ -63,6 +67,8 @@ PARTS = {
     "tune": FIXTURES / "worlds2" / "tune.jsonl",
     "heldout": FIXTURES / "worlds2" / "heldout.jsonl",
     "first": STREAM,
+    "en-tune": FIXTURES / "worlds_en" / "tune.jsonl",
+    "en-heldout": FIXTURES / "worlds_en" / "heldout.jsonl",
 }
 
 
@@ -255,7 +261,7 @@ def part_rows(part: str, model: str) -> list[dict[str, Any]]:
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="use,minilm")
-    ap.add_argument("--parts", default="tune,heldout,first")
+    ap.add_argument("--parts", default="tune,heldout,first,en-tune,en-heldout")
     ap.add_argument("--ladder", action="store_true", help="what each helper buys (tuning part)")
     ap.add_argument("--skip-latency", action="store_true")
     args = ap.parse_args()
