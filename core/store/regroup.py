@@ -32,6 +32,37 @@ class WorldMover(HistoryWriter):
         )
         return [(r[0], r[1] or "", _utc(r[2]) or datetime.min, r[3] or "") for r in rows]
 
+    def _repoint_mentions(self, moves: list[tuple[str, str, str]]) -> None:
+        """(message, entity, new entity): each mention re-pointed, once. The pairs that exist
+        already are read in one statement; a MERGE of each pair instead cost most of a
+        regrouping run at 10,000 messages (~70% of the moves in a profile of an import)."""
+        if not moves:
+            return
+        have = {
+            (str(r[0]), str(r[1]))
+            for r in self._rows(
+                "MATCH (m:Message)-[r:MENTIONS]->(t:Entity) WHERE r.chat = $chat AND "
+                "m.chat = $chat AND m.uid IN $ms AND t.uid IN $ts RETURN m.id, t.id",
+                {
+                    "ms": self._us({m for m, _, _ in moves}),
+                    "ts": self._us({t for _, _, t in moves}),
+                },
+            )
+        }
+        for m, e, t in moves:
+            self._exec(
+                "MATCH (m:Message {uid: $m})-[r:MENTIONS]->(e:Entity {uid: $e}) WHERE "
+                "m.chat = $chat AND r.chat = $chat DELETE r",
+                {"m": self._u(m), "e": self._u(e)},
+            )
+            if (m, t) not in have:
+                self._exec(
+                    "MATCH (m:Message {uid: $m}), (t:Entity {uid: $t}) WHERE m.chat = $chat "
+                    "AND t.chat = $chat CREATE (m)-[:MENTIONS {chat: $chat}]->(t)",
+                    {"m": self._u(m), "t": self._u(t)},
+                )
+                have.add((m, t))
+
     def move_messages(self, message_ids: Sequence[str], dst: str, now: datetime) -> dict[str, int]:
         ids = sorted(set(message_ids))
         if not ids or dst not in self.worlds:
@@ -113,14 +144,9 @@ class WorldMover(HistoryWriter):
                 )
                 # Kùzu refuses a parameter its statement does not use ($dst)
                 self._exec(f"{between} DELETE f", {k: p[k] for k in ("a", "b", "fid")})
-            for m, e in mentions:
-                if m in moving and target.get(e, e) != e:
-                    self._exec(
-                        "MATCH (m:Message {uid: $m})-[r:MENTIONS]->(e:Entity {uid: $e}), "
-                        "(t:Entity {uid: $t}) WHERE m.chat = $chat AND r.chat = $chat AND "
-                        "t.chat = $chat MERGE (m)-[:MENTIONS {chat: $chat}]->(t) DELETE r",
-                        {"m": self._u(m), "e": self._u(e), "t": self._u(target[e])},
-                    )
+            self._repoint_mentions(
+                [(m, e, target[e]) for m, e in mentions if m in moving and target.get(e, e) != e]
+            )
             self._exec(
                 "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids SET m.world = $dst",
                 {"ids": self._us(ids), "dst": dst},

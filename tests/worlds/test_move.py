@@ -83,6 +83,12 @@ async def test_messages_leaving_two_worlds_bring_a_name_they_share_once(
         data = await core.export("c")
         checkouts = [e for e in data["entities"] if e["name"] == "checkout" and e["world"] == "w3"]
         assert len(checkouts) == 1
+        mentioning = await pool.run("c", lambda s: s.mentions_of([checkouts[0]["id"]]))
+        assert sorted(mentioning) == sorted([one.message_id, two.message_id])
+        counts = await pool.run(
+            "c", lambda s: [s.mention_count(m) for m in (one.message_id, two.message_id)]
+        )
+        assert counts == [2, 2]  # checkout and its object each, once
         facts = {(f["subject"], f["object"]): f["world"] for f in data["facts"]}
         assert facts == {("checkout", "payments"): "w3", ("checkout", "billing"): "w3"}
         later = await core.remember_triple(
