@@ -257,6 +257,7 @@ class Core(Remembers):
     async def forget_chat(self, chat: str) -> None:
         await self._answers.traces_stored(chat, drop=True)  # or a late write recreates it
         await self.pool.delete(chat)
+        self._ingest.ctx.regroup_due.forget(chat)  # its counts went with its meta record
         self._answers.forget_language(chat)
         if self.inbound is not None:  # or a rebuild would bring the chat back
             await asyncio.to_thread(self.inbound.forget_chat, chat)

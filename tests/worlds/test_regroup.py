@@ -344,3 +344,29 @@ def _durable_core(data: Path, embedder: Embedder, ontology: Ontology, clock: Man
     return Core(
         pool=pool, embedder=embedder, ontology=ontology, config=cfg, clock=clock, inbound=inbound
     )
+
+
+async def test_a_chat_forgotten_and_used_again_regroups_as_a_new_chat(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    """`/forget all` removes the chat's counts with its data: written to again, it regroups at
+    the messages a new chat would."""
+    texts = CODE[:6] + SNAKE
+    steps = []
+    for chat, before in (("tg:fresh", []), ("tg:again", SNAKE[:4])):
+        clock = ManualClock()
+        core = adaptive_core(tmp_path / chat.replace(":", "-"), use_embedder, ontology, clock)
+        for text in before:
+            clock.advance(seconds=20)
+            await core.remember(chat, author="ana", text=text)
+        if before:
+            await core.forget_chat(chat)
+        seen = []
+        for text in texts:
+            clock.advance(seconds=20)
+            await core.remember(chat, author="ana", text=text)
+            seen.append(_partition(await core.export(chat)))
+        await core.close()
+        steps.append(seen)
+    for i, (a, b) in enumerate(zip(*steps, strict=True)):
+        assert a == b, f"after message {i + 1}"
