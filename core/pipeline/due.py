@@ -26,7 +26,7 @@ messages the job last saw, the chat's stored messages then, and whether a run is
 record changes only when the job runs and when a run falls due (in the transaction of the
 message that made it due), so a message costs no write of its own. A run that a kill cut
 short is still due at the next start: the message's durable record is finished only after
-the run (core/service.py), so the message is taken up again, found stored, and the run is
+the run (Ingest.remember), so the message is taken up again, found stored, and the run is
 done then, before any later message is routed. An import (core/pipeline/bulk.py) stops its
 batch at a message that makes the run due, runs it, and goes on: the chat ends as if its
 lines had been sent one by one (tests/worlds/test_regroup.py).
