@@ -96,6 +96,14 @@ class RegroupDue:
             self._record(store, counts)
         return due
 
+    def known(self, chat: str) -> bool | None:
+        """Whether a run is due, as far as the counts held here tell (None: not held; ask
+        `pending` in the chat's worker). A message's own store call leaves its chat's counts
+        here, so the message path needs no second call into the store to ask."""
+        with self._lock:
+            counts = self._counts.get(chat)
+        return None if counts is None else counts.due
+
     def pending(self, store: GraphStore) -> bool:
         """Whether a run is due (a message already stored, or taken up again after a kill)."""
         return self._get(store)[0].due

@@ -110,7 +110,11 @@ class Maintenance(Stage):
         (core/pipeline/due.py); True when it ran."""
         if self.config.world_mode != WorldMode.ADAPTIVE:
             return False
-        if not await self.pool.run(chat, self.ctx.regroup_due.pending):
+        due = self.ctx.regroup_due
+        pending = due.known(chat)
+        if pending is None:  # not held here: a message taken up again after a restart
+            pending = await self.pool.run(chat, due.pending)
+        if not pending:
             return False
         try:
             await self.regroup_worlds(chat)
