@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from core.embedding import HashEmbedder
-from core.models import TripleIn
+from core.models import IngestResult, TripleIn
 from core.ports import GraphStore
 from core.rows import WorldRow
 from core.service import Core, CoreConfig
@@ -18,23 +18,37 @@ from core.store.pool import StorePool
 from ontology import Ontology
 from tests.conftest import name_tables
 
+EMB = HashEmbedder()
+NOW = datetime(2026, 3, 2, tzinfo=UTC)
+
+
+async def _two_checkout_facts(
+    data: Path, ontology: Ontology
+) -> tuple[Core, IngestResult, IngestResult]:
+    """A chat of two messages about checkout, in one world, its name index built."""
+    pool = StorePool(data, dim=EMB.dim, model_name=EMB.model_name)
+    core = Core(pool=pool, embedder=EMB, ontology=ontology, config=CoreConfig())
+    one = await core.remember("c", author="a", text="checkout depends on payments")
+    two = await core.remember("c", author="a", text="checkout depends on billing")
+    assert one.world == two.world
+    await core.ask("c", "what does checkout depend on?")  # builds the name index
+    return core, one, two
+
+
+def _world(store: GraphStore, wid: str) -> None:
+    store.upsert_world(WorldRow(wid, "", np.zeros(EMB.dim, np.float32), 1, NOW, NOW, ""))
+
 
 async def test_a_moved_fact_whose_subject_stays_is_recreated_in_the_destination(
     tmp_path: Path, ontology: Ontology
 ) -> None:
-    emb = HashEmbedder()
-    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name)
-    core = Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+    core, stay, move = await _two_checkout_facts(tmp_path, ontology)
+    pool = core.pool
     try:
-        stay = await core.remember("c", author="a", text="checkout depends on payments")
-        move = await core.remember("c", author="a", text="checkout depends on billing")
-        assert stay.world == move.world
-        await core.ask("c", "what does checkout depend on?")  # builds the name index
-        now = datetime(2026, 3, 2, tzinfo=UTC)
 
         def run(store: GraphStore) -> dict[str, int]:
-            store.upsert_world(WorldRow("w2", "", np.zeros(emb.dim, np.float32), 1, now, now, ""))
-            return store.move_messages([move.message_id], "w2", now)
+            _world(store, "w2")
+            return store.move_messages([move.message_id], "w2", NOW)
 
         await pool.run("c", run)
 
@@ -61,21 +75,15 @@ async def test_messages_leaving_two_worlds_bring_a_name_they_share_once(
     """Two worlds both know "checkout"; the job moves a message of each to a third world: the
     third world gets one checkout (two made the name ambiguous there, and every later fact
     about it was refused: 575 lines of a 10,000-message import)."""
-    emb = HashEmbedder()
-    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name)
-    core = Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig())
+    core, one, two = await _two_checkout_facts(tmp_path, ontology)
+    pool = core.pool
     try:
-        one = await core.remember("c", author="a", text="checkout depends on payments")
-        two = await core.remember("c", author="a", text="checkout depends on billing")
-        await core.ask("c", "what does checkout depend on?")  # builds the name index
-        now = datetime(2026, 3, 2, tzinfo=UTC)
 
         def split_then_gather(store: GraphStore) -> None:
-            for wid in ("w2", "w3"):
-                row = WorldRow(wid, "", np.zeros(emb.dim, np.float32), 1, now, now, "")
-                store.upsert_world(row)
-            store.move_messages([two.message_id], "w2", now)  # checkout in both worlds now
-            store.move_messages([one.message_id, two.message_id], "w3", now)
+            _world(store, "w2")
+            _world(store, "w3")
+            store.move_messages([two.message_id], "w2", NOW)  # checkout in both worlds now
+            store.move_messages([one.message_id, two.message_id], "w3", NOW)
 
         await pool.run("c", split_then_gather)
         live, fresh = await pool.run("c", name_tables)
