@@ -112,3 +112,63 @@ async def test_messages_leaving_two_worlds_bring_a_name_they_share_once(
         assert later.stored and not later.rejected
     finally:
         await core.close()
+
+
+def _entity_indexes(store: GraphStore) -> dict[str, object]:
+    """The chat's entity indexes as comparable values."""
+    vectors = store.entity_vectors
+    return {
+        "entities": {
+            e.id: (e.kind, e.name, e.key, e.world, e.ident, tuple(e.aliases))
+            for e in store.entities.values()
+        },
+        "by_key": dict(store.by_key),
+        "key_worlds": {k: set(v) for k, v in store.key_worlds.items() if v},
+        "by_kind": {k: set(v) for k, v in store.by_kind.items() if v},
+        "by_ident": dict(store.by_ident),
+        "vectors": {i: vectors.vector(i).tobytes() for i in vectors.ids},  # type: ignore[union-attr]
+        "unembedded": sorted(store.unembedded.get("e", [])),
+    }
+
+
+def _read_again(store: GraphStore) -> dict[str, object]:
+    """The same indexes loaded from the database from scratch."""
+    from core.store.kuzu_store import ChatStore
+
+    assert isinstance(store, ChatStore)
+    store.entities.clear()
+    store.by_key.clear()
+    store.key_worlds.clear()
+    store.by_ident.clear()
+    store.by_kind.clear()
+    store.entity_vectors.remove(set(store.entity_vectors.ids))
+    store._load_entities()
+    return _entity_indexes(store)
+
+
+async def test_a_move_leaves_the_entity_indexes_as_the_database_reads_them(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """A move updates the indexes from what it changed (an entity moved, a copy made, an
+    orphan deleted), not by reading every entity again: the result is what a fresh read
+    gives."""
+    core, one, two = await _two_checkout_facts(tmp_path, ontology)
+    try:
+
+        def moves(store: GraphStore) -> list[tuple[dict[str, object], dict[str, object]]]:
+            _world(store, "w2")
+            _world(store, "w3")
+            out = []
+            for ids, dst in (([two.message_id], "w2"), ([one.message_id, two.message_id], "w3")):
+                before = set(store.entities)
+                store.move_messages(ids, dst, NOW)
+                assert set(store.entities) != before  # copies made, orphans deleted
+                out.append((_entity_indexes(store), _read_again(store)))
+            return out
+
+        for live, fresh in await core.pool.run("c", moves):
+            assert live == fresh
+        live_names, fresh_names = await core.pool.run("c", name_tables)
+        assert live_names == fresh_names
+    finally:
+        await core.close()
