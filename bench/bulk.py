@@ -134,6 +134,45 @@ def run_cli(
     return wall, usage.ru_maxrss / 1024, err
 
 
+def embedded_texts(label: str, lines: list[str]) -> list[str]:
+    """The distinct texts an import of these lines must embed at least (core/pipeline/bulk.py):
+    a fact's "subject PREDICATE object" and its names; a message's stored "author: text" and
+    its routing text. The names the offline extractor finds in messages are left out."""
+    from core.language import clean_name
+
+    out: dict[str, None] = {}
+    for line in lines:
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue  # a broken line: reported, not embedded
+        if not isinstance(item, dict) or not ({"subject", "object", "text"} & set(item)):
+            continue
+        if label == "facts":
+            if "object" not in item:
+                continue
+            out[f"{item['subject']} {item['predicate']} {item['object']}"] = None
+            out.update(dict.fromkeys(clean_name(item[k]) for k in ("subject", "object")))
+        elif "text" in item:
+            out[f"{clean_name(item.get('author') or 'user')}: {item['text']}"] = None
+            out[item["text"]] = None
+    return list(out)
+
+
+def embedding_floor(texts: list[str]) -> float:
+    """Seconds to embed texts in this process, in the import's calls of EMBED_CHUNK, one call
+    at a time: what the import's embedding alone costs (the import overlaps two calls)."""
+    from core.pipeline.bulk import EMBED_CHUNK
+
+    embedder = in_process_embedder(EMBEDDER)
+    embedder.embed(texts[:8])  # weights loaded
+    order = sorted(texts, key=len)  # as the import orders them
+    t0 = time.perf_counter()
+    for k in range(0, len(order), EMBED_CHUNK):
+        embedder.embed(order[k : k + EMBED_CHUNK])
+    return time.perf_counter() - t0
+
+
 def bench_import(data: Path, n_facts: int, n_messages: int) -> None:
     one = write_jsonl(data / "one.jsonl", fact_lines(1, seed=99), broken=False)
     startup, startup_rss, _ = run_cli(["ingest", "--chat", "startup", str(one)], data)
@@ -150,6 +189,11 @@ def bench_import(data: Path, n_facts: int, n_messages: int) -> None:
             f"ingest {n} {label}: {wall:.1f} s wall, {wall - startup:.1f} s beyond start-up "
             f"({n / max(wall - startup, 1e-9):.0f}/s; target <= 10 s), peak RSS {rss:.0f} MB "
             f"(target <= 600), {len(reports)} per-line reports for {len(BROKEN)} broken lines"
+        )
+        texts = embedded_texts(label, lines)
+        print(
+            f"  embedding floor: {len(texts)} distinct texts embedded in this process, "
+            f"{embedding_floor(texts):.1f} s"
         )
 
 
