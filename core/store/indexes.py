@@ -121,6 +121,18 @@ class ChatIndexes(KuzuConnection):
         )
         self.last_trace_id = rows[0][0] if rows else None
 
+    def _rekey(self) -> None:
+        """Rebuild the (world, key) and key -> worlds maps from the entities in memory, after
+        entities changed world or were deleted (merge_worlds, move_messages): no database
+        read."""
+        self.by_key = {}
+        self.key_worlds = {}
+        for ent in self.entities.values():
+            self.by_key[(ent.world, ent.key)] = ent.id
+            self.key_worlds.setdefault(ent.key, set()).add(ent.world)
+            for alias in ent.aliases:
+                self.by_key.setdefault((ent.world, alias), ent.id)
+
     def _index_new_entity(self, ent: EntityRow, vec: npt.NDArray[np.float32] | None) -> None:
         """Index an entity just written, with its vector as it was stored."""
         self._index_entity(ent, None if vec is None else self._as_stored(vec))

@@ -155,13 +155,7 @@ class WorldMerger(MessageLog):
         for ent in moved:
             ent.world = dst
         if unify or moved:  # the name indexes change only with entities (a newborn has none)
-            self.by_key = {}
-            self.key_worlds = {}
-            for ent in self.entities.values():
-                self.by_key[(ent.world, ent.key)] = ent.id
-                self.key_worlds.setdefault(ent.key, set()).add(ent.world)
-                for alias in ent.aliases:
-                    self.by_key.setdefault((ent.world, alias), ent.id)
+            self._rekey()
             if self.names is not None:  # re-index only the entities that changed (a full
                 # rebuild was ~0.1 s at 7,600 entities, once per merge of a bulk import)
                 for old in unify:

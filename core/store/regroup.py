@@ -213,14 +213,8 @@ class WorldMover(HistoryWriter):
                 self.unembedded.setdefault("e", []).append(copy.id)
                 vec = None
             self._index_new_entity(row, vec)
-        if moved or orphans:  # keys of entities that left a world: rebuilt, as merge_worlds
-            self.by_key = {}
-            self.key_worlds = {}
-            for ent in self.entities.values():
-                self.by_key[(ent.world, ent.key)] = ent.id
-                self.key_worlds.setdefault(ent.key, set()).add(ent.world)
-                for alias in ent.aliases:
-                    self.by_key.setdefault((ent.world, alias), ent.id)
+        if moved or orphans:  # keys of entities that left a world
+            self._rekey()
 
 
 _MSG_WORLDS = "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids RETURN DISTINCT m.world"
