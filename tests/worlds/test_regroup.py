@@ -219,6 +219,36 @@ async def test_python_code_then_pet_python_back_to_back_split_without_the_schedu
     assert all(f.world in snake_w for f in ans.facts)
 
 
+SNAKE_FOUR = [
+    "my python Monty eats a frozen mouse every week",
+    "Monty the snake sheds his skin in spring",
+    "his terrarium needs a heat lamp at 30 degrees",
+    "ball pythons are calm and rarely bite",
+]
+CODE_FOUR = [
+    "our Python service uses asyncio and FastAPI",
+    "the Python code has a bug in the parser",
+    "we deploy the API with docker on Fridays",
+    "unit tests run in CI with pytest",
+]
+
+
+async def test_the_job_cuts_four_and_four_messages_of_two_topics_where_they_part(
+    world_core: Core, clock: ManualClock
+) -> None:
+    """Four messages on a pet python and four on Python code, typed back to back, share a
+    world live; the scheduler's job cuts it where the two topics part. 2-means chosen by its
+    own inertia cut it 5 / 3 (a code message with the snakes), a cut the job's test refuses, so
+    the world stayed whole."""
+    chat = "tg:four"
+    for text in SNAKE_FOUR + CODE_FOUR:
+        clock.advance(seconds=20)
+        await world_core.remember(chat, author="ana", text=text)
+    await world_core.regroup_worlds(chat)
+    data = await world_core.export(chat)
+    assert _partition(data) == {frozenset(SNAKE_FOUR), frozenset(CODE_FOUR)}
+
+
 def _partition(data: dict[str, Any]) -> set[frozenset[str]]:
     groups: dict[str, set[str]] = {}
     for m in data["messages"]:
