@@ -9,8 +9,9 @@ and repeats, three rounds, starting from the worlds as they are:
    (mean pair cosine inside them minus between them < 0.8 * gap: their spread). The line
    alone cannot keep homonym topics apart: Python code and a pet python have a mean pair
    cosine of 0.26 with USE, far above the line, but 0.46 inside each;
-2. split: each group of at least 2 * MIN_PART messages is cut in two by 2-means; the cut is
-   kept when the halves are that much tighter inside than close to each other;
+2. split: each group of at least 2 * MIN_PART messages is cut in two by 2-means (of its
+   starts, the cut whose halves are furthest apart by the test below); the cut is kept when
+   the halves are that much tighter inside than close to each other;
 3. re-assign (Viterbi over the chat): every message gets the group that maximises the sum of
    its pair-level scores (against each group, its own without it) minus job_switch (0.8 *
    gap) for each change of group between two messages within window_s. A chat comes in
