@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bot.jobs import run_jobs_once
@@ -18,6 +19,7 @@ from core import durable
 from core.config import CoreConfig
 from core.models import ImportItem, IngestResult
 from core.ports import Embedder
+from core.regroup import MIN_PART, _margin, _moved_margins, _sums
 from core.service import Core
 from core.store.inbound_log import SqliteInboundLog
 from core.store.pool import StorePool
@@ -247,6 +249,61 @@ async def test_the_job_cuts_four_and_four_messages_of_two_topics_where_they_part
     await world_core.regroup_worlds(chat)
     data = await world_core.export(chat)
     assert _partition(data) == {frozenset(SNAKE_FOUR), frozenset(CODE_FOUR)}
+
+
+CODE_RUNS = [
+    "my python script crashes with a KeyError on line 40",
+    "I fixed it by using dict.get instead of indexing",
+    "мой скрипт на python падает при импорте pandas",
+    "pandas was upgraded to 2.2 and broke the import",
+    "we need to pin pandas to 2.1 in requirements.txt",
+]
+SNAKE_RUNS = [
+    "our ball python Nagini shed her skin yesterday",
+    "Nagini eats a frozen rat every ten days",
+    "o terrário da Nagini precisa de 28 graus",
+    "a cobra Nagini está trocando de pele de novo",
+]
+
+
+async def test_the_job_parts_two_topics_typed_in_short_runs_in_three_languages(
+    world_core: Core, clock: ManualClock
+) -> None:
+    """Code (en/ru) and a pet python (en/pt) in runs of two and three, typed back to back,
+    end in one world live; the scheduler's job parts them. 2-means alone put the Portuguese
+    terrarium message with the code (a cut whose margin is below the job's line) and the
+    world stayed whole; the cut improved one message at a time on the job's own test is the
+    topics' cut. The snake question then gets only the snake's facts."""
+    chat = "tg:runs"
+    order = CODE_RUNS[:2] + SNAKE_RUNS[:3] + CODE_RUNS[2:] + SNAKE_RUNS[3:]
+    for text in order:
+        clock.advance(seconds=20)
+        await world_core.remember(chat, author="ana", text=text)
+    await world_core.regroup_worlds(chat)
+    data = await world_core.export(chat)
+    assert _partition(data) == {frozenset(CODE_RUNS), frozenset(SNAKE_RUNS)}
+    snake_w = {m["world"] for m in data["messages"] if m["text"] in SNAKE_RUNS}
+    ans = await world_core.ask(chat, "what does Nagini eat?")
+    assert ans.facts and all(f.world in snake_w for f in ans.facts)
+
+
+def test_the_margins_of_moving_each_message_are_those_of_the_moved_cuts() -> None:
+    """_climb reads every single-message move's margin from the halves' sums at once; each
+    must be the margin of that cut computed afresh, and a move that would leave a half below
+    MIN_PART is never taken."""
+    rng = np.random.default_rng(7)
+    y = rng.standard_normal((11, 16)) + np.r_[np.ones(8), np.zeros(8)]
+    y /= np.linalg.norm(y, axis=1, keepdims=True)
+    lab = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0], dtype=np.int64)
+    s, n = _sums(y, lab, 2)
+    moved = _moved_margins(y, lab, s, n, 0.3)
+    for i in range(len(y)):
+        cut = lab.copy()
+        cut[i] = 1 - cut[i]
+        if np.bincount(cut, minlength=2).min() < MIN_PART:
+            assert moved[i] == -np.inf
+        else:
+            assert moved[i] == pytest.approx(_margin(y, cut, 0.3), abs=1e-9)
 
 
 def _partition(data: dict[str, Any]) -> set[frozenset[str]]:
