@@ -9,12 +9,16 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime
 
+import numpy as np
+import numpy.typing as npt
+
 from core import durable
 from core.config import WorldMode
 from core.inbound import ChatRecord
 from core.language import clean_name
 from core.models import FactView, IncomingMessage, IngestResult, TripleIn
 from core.pipeline.ingest import Checked, Ingest
+from core.pipeline.maintenance import regroup_now
 from core.pipeline.write import _Unresolvable
 from core.ports import GraphStore
 from core.rows import Extraction, PlannedFact, new_id
@@ -132,6 +136,8 @@ class History(Ingest):
                 continue
             vectors = self.embedder.embed([f"{rec.author}: {rec.text}", rec.text])
             emb = (vectors[0], vectors[1] if adaptive else vectors[0])
+            if adaptive:
+                self.ctx.route_vectors.put(rec.text, vectors[1])
             kind = Extraction.EXPLICIT if rec.kind == "fact" else status
             with store.transaction():
                 said = Checked(rec.id, rec.author, rec.text, rec.ts, emb)
@@ -143,4 +149,28 @@ class History(Ingest):
                     self.write_triples(store, [triple], source=rec.id, world=got.world, loose=False)
                 else:
                     self.apply(store, rec.id, rec.text, None, got.world, status)
+            if adaptive and self.ctx.regroup_due.pending(store):
+                # where the message path ran the job, so the rebuilt chat has the worlds the
+                # chat had (without it a kill that broke the database changed them: facts
+                # superseded or sent to review that were not, bench/crash.py)
+                regroup_now(
+                    store,
+                    self._route_vectors_now,
+                    self.world_params,
+                    self.ctx.regroup_due,
+                    self.clock.now(),
+                    offline_names=self.llm is None,
+                )
         log.warning("chat=%s rebuilt from the inbound log: %d records", chat, len(records))
+
+    def _route_vectors_now(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """Routing vectors of texts in this thread (the rebuild holds the chat's lock)."""
+        cache = self.ctx.route_vectors
+        missing = [t for t in dict.fromkeys(texts) if cache.get(t) is None]
+        if missing:
+            for text, vec in zip(missing, self.embedder.embed(missing), strict=True):
+                cache.put(text, vec)
+        found = [cache.get(t) for t in texts]
+        if any(v is None for v in found):  # more texts than the cache holds
+            return np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        return np.stack([v for v in found if v is not None]).astype(np.float32)

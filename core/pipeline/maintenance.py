@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
 
 import numpy as np
+import numpy.typing as npt
 
 from core.config import WorldMode
 from core.errors import LlmUnavailable
 from core.llm import budget_scope
 from core.models import FactStatus
 from core.pipeline.context import Context, Stage
+from core.pipeline.due import RegroupDue
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
 from core.regroup import MAX_MESSAGES, apply_plan, plan
 from core.rows import Extraction, MessageRow
 from core.world_names import rename_offline
-from core.worlds import merge_all
+from core.worlds import WorldParams, merge_all
 
 log = logging.getLogger(__name__)
 
@@ -89,15 +92,10 @@ class Maintenance(Stage):
         ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
         groups = await asyncio.to_thread(plan, [r[1] for r in rows], ts, x, self.world_params)
         now = self.clock.now()
-        ids, old = [r[0] for r in rows], [r[1] for r in rows]
+        offline = self.llm is None
 
         def run(store: GraphStore) -> tuple[dict[str, int], list[str]]:
-            with store.transaction():  # the moves, the names and the mark, or none of them
-                report, changed = apply_plan(store, ids, old, groups, x, now)
-                if self.llm is None:
-                    rename_offline(store)
-                due.ran(store, seen=len(rows))
-            return report, changed
+            return apply_and_mark(store, rows, groups, x, now, due, offline_names=offline)
 
         report, changed = await self.pool.run(chat, run)
         if any(report.values()):
@@ -171,6 +169,49 @@ def _samples(store: GraphStore, world_ids: list[str], n: int = 8) -> dict[str, l
 
 def _rename(store: GraphStore, world_id: str, topic: str) -> None:
     store.rename_world(world_id, topic)
+
+
+def apply_and_mark(
+    store: GraphStore,
+    rows: list[tuple[str, str, datetime, str]],
+    groups: list[int],
+    x: npt.NDArray[np.float64],
+    now: datetime,
+    due: RegroupDue,
+    *,
+    offline_names: bool,
+) -> tuple[dict[str, int], list[str]]:
+    """A regrouping plan carried out (under the chat's lock): the moves, the offline names and
+    the job's mark, or none of them. (report, live worlds that changed)."""
+    ids, old = [r[0] for r in rows], [r[1] for r in rows]
+    with store.transaction():
+        report, changed = apply_plan(store, ids, old, groups, x, now)
+        if offline_names:
+            rename_offline(store)
+        due.ran(store, seen=len(rows))
+    return report, changed
+
+
+def regroup_now(
+    store: GraphStore,
+    vectors: Callable[[list[str]], npt.NDArray[np.float32]],
+    params: WorldParams,
+    due: RegroupDue,
+    now: datetime,
+    *,
+    offline_names: bool,
+) -> dict[str, int]:
+    """The regrouping job in one call under the chat's lock, for a caller that already holds
+    it (a chat rebuilt from its record, History.rebuild); Maintenance.regroup_worlds plans
+    off the lock instead."""
+    rows = _live_messages(store)
+    if len(rows) < 2:
+        due.ran(store, seen=len(rows))
+        return {"moved": 0, "split": 0, "merged": 0}
+    x = vectors([r[3] for r in rows]).astype(np.float64)
+    ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
+    groups = plan([r[1] for r in rows], ts, x, params)
+    return apply_and_mark(store, rows, groups, x, now, due, offline_names=offline_names)[0]
 
 
 def _live_messages(store: GraphStore) -> list[tuple[str, str, datetime, str]]:

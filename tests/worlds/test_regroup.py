@@ -340,6 +340,43 @@ async def test_a_restart_regroups_at_the_same_messages_as_a_run_through(
         assert a == b, f"after message {i + 1}"
 
 
+async def test_a_chat_rebuilt_from_its_record_has_the_worlds_it_had(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    """A chat whose database cannot be opened is rebuilt from its durable record; the rebuild
+    runs the regrouping job where the message path ran it, so the chat comes back with its
+    worlds (without it, two topics the job had split came back glued, and bench/crash.py saw
+    facts superseded or sent to review that had not been)."""
+    data = tmp_path / "data"
+
+    def open_core() -> Core:
+        pool = StorePool(data, dim=use_embedder.dim, model_name=use_embedder.model_name)
+        inbound = SqliteInboundLog(data / "inbound.sqlite3")
+        cfg = CoreConfig(world_mode="adaptive")
+        return Core(
+            pool=pool,
+            embedder=use_embedder,
+            ontology=ontology,
+            config=cfg,
+            clock=clock,
+            inbound=inbound,
+        )
+
+    clock = ManualClock()
+    core = open_core()
+    await _one_by_one(core, "tg:rebuilt", clock, CODE[:6] + SNAKE)
+    before = _partition(await core.export("tg:rebuilt"))
+    shard = core.pool.path("tg:rebuilt")
+    await core.close()
+    assert len(before) == 2  # the job split the two topics as the chat grew
+    (shard / "graph.kz").write_bytes(b"not a database" * 1000)  # what a bad crash leaves
+    core = open_core()
+    try:
+        assert _partition(await core.export("tg:rebuilt")) == before
+    finally:
+        await core.close()
+
+
 async def _one_by_one(core: Core, chat: str, clock: ManualClock, texts: list[str]) -> None:
     for i, text in enumerate(texts):
         clock.advance(seconds=20)
