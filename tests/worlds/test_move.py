@@ -6,17 +6,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from bench.crash import chat_lines
 from core.embedding import HashEmbedder
-from core.models import IngestResult, TripleIn
-from core.ports import GraphStore
+from core.models import ImportItem, IngestResult, TripleIn
+from core.ports import Embedder, GraphStore
 from core.rows import WorldRow
 from core.service import Core, CoreConfig
 from core.store.pool import StorePool
 from ontology import Ontology
-from tests.conftest import name_tables
+from tests.conftest import build_core, name_tables
 
 EMB = HashEmbedder()
 NOW = datetime(2026, 3, 2, tzinfo=UTC)
@@ -172,3 +174,41 @@ async def test_a_move_leaves_the_entity_indexes_as_the_database_reads_them(
         assert live_names == fresh_names
     finally:
         await core.close()
+
+
+async def test_an_import_keeps_the_single_values_the_same_lines_sent_one_by_one_keep(
+    tmp_path: Path, ontology: Ontology, real_embedder: Embedder
+) -> None:
+    """The chat bench/crash.py writes with seed 212 (40 lines, English MiniLM): imported with
+    `python -m bot ingest`'s path it kept both "Initech belongs to Vandelay" and "Initech
+    belongs to Romashka" active in one world, where the lines sent one by one keep the newer:
+    a regrouping move copied the Romashka fact onto the Initech its new world knew, and the
+    move's fold could not read the copy back (kuzu 0.11.3 after an import's COPY); the fold is
+    now done again once the move has committed (WorldMover.consolidate_joined)."""
+    rows = chat_lines(40, 212)
+    live = build_core(tmp_path / "live", real_embedder, ontology, world_mode="adaptive")
+    for r in rows:
+        await live.remember("c", author=r["author"], text=r["text"], message_id=r["id"], ts=_ts(r))
+    want = _facts(await live.export("c"))
+    await live.close()
+    imported = build_core(tmp_path / "import", real_embedder, ontology, world_mode="adaptive")
+    items = [
+        ImportItem(author=r["author"], text=r["text"], message_id=r["id"], ts=_ts(r)) for r in rows
+    ]
+    await imported.remember_many("c", items)
+    got = _facts(await imported.export("c"))
+    await imported.close()
+    assert got == want
+    single = [f for f in want if f[1] == "BELONGS_TO" and f[0] == "Initech" and f[3] == "active"]
+    assert len(single) == 1  # the case the test was written for is in the chat
+
+
+def _ts(row: dict[str, Any]) -> datetime:
+    return datetime.fromisoformat(row["ts"])
+
+
+def _facts(data: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return sorted(
+        (f["subject"], f["predicate"], f["object"], f["status"], tuple(f["sources"]))
+        for f in data["facts"]
+    )
