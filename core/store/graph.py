@@ -159,15 +159,7 @@ class GraphReader(FactWriter):
                 {"ids": self._us(ids)},
             )
         gone = set(ids)
-        for eid in ids:
-            ent = self.entities.pop(eid, None)
-            if ent:
-                self.by_kind.get(ent.kind, set()).discard(eid)
-                self.by_key = {k: v for k, v in self.by_key.items() if v != eid}
-                if ent.ident:
-                    self.by_ident.pop(ent.ident, None)
-                if self.names is not None:
-                    self.names.remove(eid)
-        self.entity_vectors.remove(gone)
+        self.by_key = {k: v for k, v in self.by_key.items() if v not in gone}
+        self._unindex_entities(gone)
         self.refresh_world_stats()
         return int(n)

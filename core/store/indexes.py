@@ -4,6 +4,7 @@ loaded from the database when the chat opens and kept current by the store's wri
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -132,6 +133,33 @@ class ChatIndexes(KuzuConnection):
             self.key_worlds.setdefault(ent.key, set()).add(ent.world)
             for alias in ent.aliases:
                 self.by_key.setdefault((ent.world, alias), ent.id)
+
+    def _unindex_entities(self, ids: Iterable[str]) -> None:
+        """Drop entities deleted from the database (forgotten, unified into another, orphaned
+        by a move) from the in-memory indexes. The key maps are the caller's to redo (_rekey
+        or a filter): several changes usually come together."""
+        gone = set(ids)
+        for eid in gone:
+            ent = self.entities.pop(eid, None)
+            if ent is None:
+                continue
+            self.by_kind.get(ent.kind, set()).discard(eid)
+            if ent.ident and self.by_ident.get(ent.ident) == eid:
+                del self.by_ident[ent.ident]
+            if self.names is not None:
+                self.names.remove(eid)
+        self.entity_vectors.remove(gone)
+        if "e" in self.unembedded:
+            self.unembedded["e"] = [e for e in self.unembedded["e"] if e not in gone]
+
+    def _reindex_names(self, ids: Iterable[str]) -> None:
+        """The name index after these entities changed world or aliases."""
+        if self.names is None:
+            return
+        for eid in ids:
+            ent = self.entities[eid]
+            self.names.remove(eid)
+            self.names.add(eid, ent.world, [ent.name, *ent.aliases])
 
     def _index_new_entity(self, ent: EntityRow, vec: npt.NDArray[np.float32] | None) -> None:
         """Index an entity just written, with its vector as it was stored."""

@@ -148,22 +148,14 @@ class WorldMerger(MessageLog):
             raise
         finally:
             self._graph_sync = sync
-        for old in unify:
-            ent = self.entities.pop(old)
-            self.by_kind.get(ent.kind, set()).discard(old)
-        self.entity_vectors.remove(set(unify))
+        self._unindex_entities(unify)
         for ent in moved:
             ent.world = dst
         if unify or moved:  # the name indexes change only with entities (a newborn has none)
             self._rekey()
-            if self.names is not None:  # re-index only the entities that changed (a full
-                # rebuild was ~0.1 s at 7,600 entities, once per merge of a bulk import)
-                for old in unify:
-                    self.names.remove(old)
-                for eid in {*unify.values(), *(e.id for e in moved)}:
-                    ent = self.entities[eid]
-                    self.names.remove(eid)
-                    self.names.add(eid, ent.world, [ent.name, *ent.aliases])
+            # re-index only the entities that changed (a full rebuild was ~0.1 s at 7,600
+            # entities, once per merge of a bulk import)
+            self._reindex_names({*unify.values(), *(e.id for e in moved)})
         if self.last_world == src:
             self.last_world = dst
         self.refresh_world_stats()

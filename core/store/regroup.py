@@ -205,25 +205,10 @@ class WorldMover(HistoryWriter):
         ones by an id no longer there (a KeyError answering a question, seen in
         bench.load_telegram with USE). tests/worlds/test_move.py compares the result with the
         indexes of the chat read again from the database."""
-        gone = set(orphans)
-        for eid in orphans:
-            ent = self.entities.pop(eid, None)
-            if ent is None:
-                continue
-            self.by_kind.get(ent.kind, set()).discard(eid)
-            if ent.ident and self.by_ident.get(ent.ident) == eid:
-                del self.by_ident[ent.ident]
-            if self.names is not None:
-                self.names.remove(eid)
-        self.entity_vectors.remove(gone)
-        if "e" in self.unembedded:
-            self.unembedded["e"] = [e for e in self.unembedded["e"] if e not in gone]
+        self._unindex_entities(orphans)
         for eid in moved:
-            ent = self.entities[eid]
-            ent.world = dst
-            if self.names is not None:
-                self.names.remove(eid)
-                self.names.add(eid, dst, [ent.name, *ent.aliases])
+            self.entities[eid].world = dst
+        self._reindex_names(moved)
         for copy in copies:
             row = EntityRow(copy.id, copy.kind, copy.name, copy.key, copy.world, copy.ident, [])
             vec = copy.embedding
