@@ -51,6 +51,28 @@ class RouteVectors:
     def get(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]] | None:
         return self._vectors.get(self._key(text))
 
+    def lookup(
+        self, texts: Sequence[str]
+    ) -> dict[str, np.ndarray[Any, np.dtype[np.float32]] | None]:
+        """Each distinct text's vector as held now (None: to embed, then `given`)."""
+        return {t: self.get(t) for t in dict.fromkeys(texts)}
+
+    def given(
+        self,
+        texts: Sequence[str],
+        known: dict[str, np.ndarray[Any, np.dtype[np.float32]] | None],
+        vectors: Sequence[np.ndarray[Any, np.dtype[np.float32]]],
+    ) -> list[np.ndarray[Any, np.dtype[np.float32]]]:
+        """texts' vectors, once lookup's missing texts (in its order) were embedded as
+        `vectors`, which are kept here as copies, not views that keep their whole batch alive.
+        Read from `known`, so right even when the texts outnumber the limit or other calls
+        pushed some out meanwhile."""
+        missing = [t for t, v in known.items() if v is None]
+        for text, vec in zip(missing, vectors, strict=True):
+            known[text] = own = vec.copy()
+            self.put(text, own)
+        return [v for v in (known[t] for t in texts) if v is not None]
+
 
 @dataclass(frozen=True)
 class Context:
@@ -148,14 +170,10 @@ class Stage:
 
     async def route_vectors(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
         """Routing vectors of texts, embedding only those not seen recently."""
-        cache = self.ctx.route_vectors
-        missing = [t for t in dict.fromkeys(texts) if cache.get(t) is None]
-        if missing:
-            for text, vec in zip(missing, await self.embed(missing), strict=True):
-                cache.put(text, vec)
         if not texts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        found = [cache.get(t) for t in texts]
-        if any(v is None for v in found):  # more texts than the cache holds: embed them all
-            return await self.embed(texts)
-        return np.stack([v for v in found if v is not None])
+        cache = self.ctx.route_vectors
+        known = cache.lookup(texts)
+        missing = [t for t, v in known.items() if v is None]
+        vectors = list(await self.embed(missing)) if missing else []
+        return np.stack(cache.given(texts, known, vectors))

@@ -8,6 +8,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +18,7 @@ from core.config import WorldMode
 from core.inbound import ChatRecord
 from core.language import clean_name
 from core.models import FactView, IncomingMessage, IngestResult, TripleIn
+from core.pipeline.context import RouteVectors
 from core.pipeline.ingest import Checked, Ingest
 from core.pipeline.maintenance import regroup_now
 from core.pipeline.write import _Unresolvable
@@ -125,6 +127,7 @@ class History(Ingest):
         for the extraction retry job, which takes them through the LLM later."""
         status = Extraction.FAILED if self.llm is not None else Extraction.OFFLINE
         adaptive = self.config.world_mode == WorldMode.ADAPTIVE
+        routing = RouteVectors()  # this rebuild's own: it runs in the pool's thread
         for rec in records:
             if rec.kind == "created":
                 continue
@@ -137,7 +140,7 @@ class History(Ingest):
             vectors = self.embedder.embed([f"{rec.author}: {rec.text}", rec.text])
             emb = (vectors[0], vectors[1] if adaptive else vectors[0])
             if adaptive:
-                self.ctx.route_vectors.put(rec.text, vectors[1])
+                routing.put(rec.text, vectors[1])
             kind = Extraction.EXPLICIT if rec.kind == "fact" else status
             with store.transaction():
                 said = Checked(rec.id, rec.author, rec.text, rec.ts, emb)
@@ -155,7 +158,7 @@ class History(Ingest):
                 # superseded or sent to review that were not, bench/crash.py)
                 regroup_now(
                     store,
-                    self._route_vectors_now,
+                    partial(self._route_vectors_now, routing),
                     self.world_params,
                     self.ctx.regroup_due,
                     self.clock.now(),
@@ -163,14 +166,9 @@ class History(Ingest):
                 )
         log.warning("chat=%s rebuilt from the inbound log: %d records", chat, len(records))
 
-    def _route_vectors_now(self, texts: list[str]) -> npt.NDArray[np.float32]:
+    def _route_vectors_now(self, cache: RouteVectors, texts: list[str]) -> npt.NDArray[np.float32]:
         """Routing vectors of texts in this thread (the rebuild holds the chat's lock)."""
-        cache = self.ctx.route_vectors
-        missing = [t for t in dict.fromkeys(texts) if cache.get(t) is None]
-        if missing:
-            for text, vec in zip(missing, self.embedder.embed(missing), strict=True):
-                cache.put(text, vec)
-        found = [cache.get(t) for t in texts]
-        if any(v is None for v in found):  # more texts than the cache holds
-            return np.asarray(self.embedder.embed(texts), dtype=np.float32)
-        return np.stack([v for v in found if v is not None]).astype(np.float32)
+        known = cache.lookup(texts)
+        missing = [t for t, v in known.items() if v is None]
+        vectors = list(self.embedder.embed(missing)) if missing else []
+        return np.stack(cache.given(texts, known, vectors)).astype(np.float32)
