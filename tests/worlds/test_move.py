@@ -212,3 +212,46 @@ def _facts(data: dict[str, Any]) -> list[tuple[Any, ...]]:
         (f["subject"], f["predicate"], f["object"], f["status"], tuple(f["sources"]))
         for f in data["facts"]
     )
+
+
+async def test_a_move_repoints_each_mention_once_whether_many_or_one_message_joins_an_entity(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """Four messages about checkout leave a world where a fifth stays: the four re-point their
+    checkout mentions to the destination's copy together (one statement for the entity they
+    join), each its own object's mention alone; every message mentions what it did, once,
+    and the staying message keeps the old checkout."""
+    pool = StorePool(tmp_path, dim=EMB.dim, model_name=EMB.model_name)
+    core = Core(pool=pool, embedder=EMB, ontology=ontology, config=CoreConfig())
+    try:
+        objects = ["payments", "billing", "ledger", "antifraud", "search"]
+        sent = [
+            await core.remember("c", author="a", text=f"checkout depends on {o}") for o in objects
+        ]
+        assert len({r.world for r in sent}) == 1
+        moving = [r.message_id for r in sent[1:]]
+
+        def move_and_read(store: GraphStore) -> list[tuple[str, str, str, str]]:
+            _world(store, "w2")
+            store.move_messages(moving, "w2", NOW)
+            rows = store._rows(  # type: ignore[attr-defined]
+                "MATCH (m:Message)-[r:MENTIONS]->(e:Entity) WHERE r.chat = $chat "
+                "RETURN m.id, m.world, e.name, e.world"
+            )
+            return sorted((str(a), str(b), str(c), str(d)) for a, b, c, d in rows)
+
+        pairs = await pool.run("c", move_and_read)
+        src = sent[0].world
+        expected = sorted(
+            [(sent[0].message_id, src, n, src) for n in ("checkout", "payments")]
+            + [
+                (m, "w2", n, "w2")
+                for m, o in zip(moving, objects[1:], strict=True)
+                for n in ("checkout", o)
+            ]
+        )
+        assert pairs == expected
+        live, fresh = await pool.run("c", name_tables)
+        assert live == fresh
+    finally:
+        await core.close()
