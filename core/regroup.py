@@ -181,16 +181,21 @@ def _two_means(y: Matrix, rng: np.random.Generator, same: float) -> npt.NDArray[
         a, b = rng.choice(len(y), 2, replace=False)
         starts.append((int(a), int(b)))
     best: tuple[float, npt.NDArray[np.int64]] | None = None
+    total = y.sum(0)
     for a, b in starts:
         if a == b:
             continue
         c = y[[a, b]]
         lab = np.zeros(len(y), dtype=np.int64)
         for _ in range(10):
-            lab = (y @ c[1] > y @ c[0]).astype(np.int64)
-            if lab.min() == lab.max():
+            lab = (y @ (c[1] - c[0]) > 0).astype(np.int64)
+            ones = int(lab.sum())
+            if ones in (0, len(y)):
                 break
-            c = np.stack([y[lab == 0].mean(0), y[lab == 1].mean(0)])
+            # the halves' means from one product (selecting their rows copied the world
+            # twice per step: ~80% of a 10,000-message import's plans)
+            s1 = lab.astype(np.float64) @ y
+            c = np.stack([(total - s1) / (len(y) - ones), s1 / ones])
         if np.bincount(lab, minlength=2).min() < MIN_PART:
             continue
         margin = _margin(y, lab, same)
