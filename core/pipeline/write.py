@@ -175,7 +175,7 @@ class Writer(Stage):
         if match.ids:
             return match.ids[0]
         rules = self.ctx.name_rules
-        eid = "e_" + hashlib.sha1(f"{world}|{name_key(display)}".encode()).hexdigest()[:16]
+        eid = _local_id(store, world, name_key(display))
         taken = store.entities.get(eid)
         planned = fresh.get(eid)
         if loose:  # free text: "платежей" and "платежи" in one message are one entity
@@ -183,8 +183,7 @@ class Writer(Stage):
         if (taken is not None and rules.exact_key(taken.name) != rules.exact_key(display)) or (
             planned is not None and rules.exact_key(planned[1]) != rules.exact_key(display)
         ):  # a lemma twin stated with its own name: an entity of its own
-            exact = rules.exact_key(display)
-            eid = "e_" + hashlib.sha1(f"{world}|exact|{exact}".encode()).hexdigest()[:16]
+            eid = _local_id(store, world, f"exact|{rules.exact_key(display)}")
         return eid
 
     def planned(
@@ -229,3 +228,17 @@ class Writer(Stage):
             )
             for p in planned
         ]
+
+
+def _local_id(store: GraphStore, world: str, seed: str) -> str:
+    """A new entity's id, made from its world and name so that every mention of the name in
+    one batch plans the same entity. An id stays with its entity when the regrouping job or a
+    merge takes it to another world, so the id such an entity left behind is not this world's
+    any more: the next of the sequence is (reused, the name said again in the first world
+    resolved to the moved entity, and facts of one world joined another world's entities)."""
+    eid = "e_" + hashlib.sha1(f"{world}|{seed}".encode()).hexdigest()[:16]
+    n = 0
+    while (taken := store.entities.get(eid)) is not None and taken.world != world:
+        n += 1
+        eid = "e_" + hashlib.sha1(f"{world}|{seed}|{n}".encode()).hexdigest()[:16]
+    return eid

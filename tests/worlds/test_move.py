@@ -255,3 +255,37 @@ async def test_a_move_repoints_each_mention_once_whether_many_or_one_message_joi
         assert live == fresh
     finally:
         await core.close()
+
+
+async def test_a_name_said_again_where_its_entity_moved_from_gets_an_entity_of_that_world(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """An entity's id is made from its world and name; a move takes the entity to another
+    world with its id. The name said again in the first world must get an entity there, not
+    the moved one (facts of one world between another world's entities mixed the two: a
+    10,000-message import had facts whose source message names other services)."""
+    core, stay, move = await _two_checkout_facts(tmp_path, ontology)
+    try:
+
+        def to_w2(store: GraphStore) -> None:
+            _world(store, "w2")
+            store.move_messages([move.message_id], "w2", NOW)
+
+        await core.pool.run("c", to_w2)
+        again = await core.remember("c", author="a", text="billing depends on ledger")
+        assert again.world == stay.world
+        data = await core.export("c")
+        billing = {e["world"] for e in data["entities"] if e["name"] == "billing"}
+        assert billing == {stay.world, "w2"}
+        rows = await core.pool.run(
+            "c",
+            lambda s: s._rows(  # type: ignore[attr-defined]
+                "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE f.chat = $chat "
+                "RETURN a.name, a.world, f.world, b.name, b.world"
+            ),
+        )
+        assert len(rows) == 3
+        for a, a_world, world, b, b_world in rows:
+            assert a_world == world == b_world, (a, b)
+    finally:
+        await core.close()
