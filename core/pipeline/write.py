@@ -233,9 +233,9 @@ class Writer(Stage):
 def _local_id(store: GraphStore, world: str, seed: str) -> str:
     """A new entity's id, made from its world and name so that every mention of the name in
     one batch plans the same entity. An id stays with its entity when the regrouping job or a
-    merge takes it to another world, so the id such an entity left behind is not this world's
-    any more: the next of the sequence is (reused, the name said again in the first world
-    resolved to the moved entity, and facts of one world joined another world's entities)."""
+    merge takes it to another world, so an id held by an entity of another world is skipped
+    for the next one of its sequence. Reused, it made the name said again in the first world
+    resolve to the moved entity, and that world's facts joined another world's entities."""
     eid = "e_" + hashlib.sha1(f"{world}|{seed}".encode()).hexdigest()[:16]
     n = 0
     while (taken := store.entities.get(eid)) is not None and taken.world != world:

@@ -23,7 +23,7 @@ _PROPS = ("id", "predicate", "confidence", "status", "valid_from", "valid_to", "
 _COPY = ", ".join(f"{p}: f.{p}" for p in _PROPS) + ", chat: $chat, sources: f.sources, world: $dst"
 
 
-# messages joining one entity from which one statement scans for them (below: one each)
+# this many messages joining one entity are found by one scan (`m.uid IN $ms`); fewer by key
 JOIN_BY_SCAN = 3
 
 
