@@ -262,8 +262,8 @@ async def test_a_name_said_again_where_its_entity_moved_from_gets_an_entity_of_t
 ) -> None:
     """An entity's id is made from its world and name; a move takes the entity to another
     world with its id. The name said again in the first world must get an entity there, not
-    the moved one (facts of one world between another world's entities mixed the two: a
-    10,000-message import had facts whose source message names other services)."""
+    the moved one (reused, the id joined that world's new facts to the other world's
+    entity)."""
     core, stay, move = await _two_checkout_facts(tmp_path, ontology)
     try:
 
