@@ -32,16 +32,20 @@ async def begin(
     text: str,
     ts: datetime,
     triple: str = "",
-) -> None:
+) -> bool:
+    """Record the message; True when its record was already there and done (its facts were
+    written: a repeat of it is only a duplicate, never a message a kill left torn)."""
     if inbound is None:
-        return
+        return False
     record = ChatRecord(chat, msg_id, kind, author, text, ts, triple, done=False)
-    await asyncio.to_thread(inbound.begin, record)
+    return (await asyncio.to_thread(inbound.begin, record)).done
 
 
-async def begin_many(inbound: InboundLog | None, records: list[ChatRecord]) -> None:
-    if inbound is not None and records:
-        await asyncio.to_thread(inbound.begin_many, records)
+async def begin_many(inbound: InboundLog | None, records: list[ChatRecord]) -> set[str]:
+    """`begin` for a batch: the ids whose records were already done."""
+    if inbound is None or not records:
+        return set()
+    return await asyncio.to_thread(inbound.begin_many, records)
 
 
 async def finish_many(inbound: InboundLog | None, chat: str, ids: list[str]) -> None:

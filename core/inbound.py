@@ -67,8 +67,9 @@ class InboundLog(Protocol):
         in the chat: then the stored record is returned unchanged (done or not)."""
         ...
 
-    def begin_many(self, records: list[ChatRecord]) -> None:
-        """`begin` for a batch (a bulk import), in one durable commit."""
+    def begin_many(self, records: list[ChatRecord]) -> set[str]:
+        """`begin` for a batch (a bulk import), in one durable commit: the ids of the records
+        that were already recorded and done."""
         ...
 
     def finish(self, chat: str, record_id: str) -> None: ...

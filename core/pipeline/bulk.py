@@ -59,6 +59,7 @@ class _Line:
     ts: datetime
     triple: TripleIn | None
     emb: tuple[Vector, Vector] | None = None
+    settled: bool = False  # its durable record was already done (Ingest.ingest_offline)
 
 
 def _record(chat: str, line: _Line) -> ChatRecord:
@@ -141,7 +142,9 @@ class BulkIngest(Ingest):
     async def _prepare(self, chat: str, ready: list[_Line]) -> dict[str, Vector]:
         """Record the lines durably (done once written, core/durable.py, issue 12) and embed
         them; returns the names' vectors."""
-        await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
+        done = await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
+        for line in ready:
+            line.settled = line.msg_id in done
         await self._embed_messages(ready)
         return await self._embed_names(ready)
 
@@ -331,5 +334,5 @@ class BulkIngest(Ingest):
                         )
                     results.append(stored)
                 else:
-                    results.append(self.ingest_offline(store, checked))
+                    results.append(self.ingest_offline(store, checked, settled=x.settled))
         return results

@@ -49,12 +49,14 @@ class Ingest(Writer):
         msg_id = (message.message_id or "").strip()[:200] or new_id("m")
         ts = message.ts or self.clock.now()
         # recorded durably first, done only once its facts are written (core/durable.py)
-        await durable.begin(
+        settled = await durable.begin(
             self.inbound, chat, msg_id, kind="message", author=author, text=text, ts=ts
         )
         checked = Checked(msg_id, author, text, ts, await self.message_vectors(author, text))
         if self.llm is None:
-            stored = await self.pool.run(chat, lambda s: self.ingest_offline(s, checked))
+            stored = await self.pool.run(
+                chat, lambda s: self.ingest_offline(s, checked, settled=settled)
+            )
         else:
             stored = await self.pool.run(
                 chat, lambda s: self.store_message(s, checked, Extraction.PENDING)
@@ -177,11 +179,15 @@ class Ingest(Writer):
             self.ctx.regroup_due.after_message(store, born=result.world_born)
         return result
 
-    def ingest_offline(self, store: GraphStore, message: Checked) -> IngestResult:
+    def ingest_offline(
+        self, store: GraphStore, message: Checked, *, settled: bool = False
+    ) -> IngestResult:
+        """`settled`: the message's durable record was done before this call, so its facts
+        were written; stored again, it is a duplicate and nothing else."""
         with store.transaction():  # the message and its facts, or neither (issue 12)
             stored = self.store_message(store, message, Extraction.OFFLINE)
             if stored.duplicate:
-                return self._torn(store, message) or stored
+                return (None if settled else self._torn(store, message)) or stored
             result = self.apply(
                 store, message.msg_id, message.text, None, stored.world, Extraction.OFFLINE
             )
@@ -193,7 +199,9 @@ class Ingest(Writer):
         checkpoint that ends an import's batch can leave the batch's messages without the
         facts and mentions written with them (kuzu 0.11.3: the nodes come back from the WAL,
         the COPYed edges do not; core/store/staging.py). A message that had no facts finds
-        none again."""
+        none again. Asked only of a message whose durable record is not done: one whose only
+        fact waits in the review queue mentions nothing either, and extracted again after a
+        regrouping moved it, it stored the fact the queue held (bench.crash, seed 250)."""
         if store.mention_count(message.msg_id):
             return None
         rows = store.messages([message.msg_id])

@@ -10,6 +10,7 @@ for that same chat, so no chat can see another's records.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 import threading
 import time
@@ -127,9 +128,18 @@ class SqliteInboundLog:
             ).fetchone()
         return _record(row)
 
-    def begin_many(self, records: list[ChatRecord]) -> None:
+    def begin_many(self, records: list[ChatRecord]) -> set[str]:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
+            done = {
+                str(r[0])
+                for chat in {r.chat for r in records}
+                for r in self._db.execute(
+                    "SELECT id FROM record WHERE chat = ? AND done = 1 AND id IN "
+                    "(SELECT value FROM json_each(?))",
+                    (chat, json.dumps([x.id for x in records if x.chat == chat])),
+                )
+            }
             self._db.executemany(
                 "INSERT OR IGNORE INTO record (chat, id, kind, author, text, ts, triple) "
                 "VALUES (?,?,?,?,?,?,?)",
@@ -138,6 +148,7 @@ class SqliteInboundLog:
                     for r in records
                 ],
             )
+        return done
 
     def finish(self, chat: str, record_id: str) -> None:
         self.finish_many(chat, [record_id])

@@ -7,10 +7,12 @@ import logging
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from core import durable
+from core.config import WorldMode
 from core.embedding import HashEmbedder
 from core.errors import StoreError
 from core.inbound import ChatRecord
@@ -24,11 +26,13 @@ from ontology import Ontology
 CHAT = "telegram:42"
 
 
-def make_core(data: Path, ontology: Ontology) -> Core:
+def make_core(data: Path, ontology: Ontology, **config: Any) -> Core:
     emb = HashEmbedder()
     pool = StorePool(data, dim=emb.dim, model_name=emb.model_name)
     log = SqliteInboundLog(data / "inbound.sqlite3")
-    return Core(pool=pool, embedder=emb, ontology=ontology, config=CoreConfig(), inbound=log)
+    return Core(
+        pool=pool, embedder=emb, ontology=ontology, config=CoreConfig(**config), inbound=log
+    )
 
 
 def sentences(facts: list) -> set[tuple[str, str]]:  # type: ignore[type-arg]
@@ -355,4 +359,28 @@ async def test_an_import_batch_a_kill_tore_is_extracted_again_when_taken_up(
     assert (await core.stats(CHAT))["messages"] == 3
     again = await core.remember(CHAT, author="ann", text="ok", message_id="m2")
     assert again.duplicate and not again.stored
+    await core.close()
+
+
+async def test_a_message_handled_before_is_not_extracted_again_when_sent_again(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """A message whose only fact waits in the review queue mentions nothing, like one a kill
+    tore; sent again once its record is done (an import run again after a kill), it is a
+    duplicate, not extracted again: that queued the fact twice, and after a regrouping had
+    moved the message to a world without the conflict, stored the fact the queue held
+    (bench.crash, seed 250). Taken up while its record is not done, it still is."""
+    from core.models import ImportItem
+
+    core = make_core(tmp_path, ontology, world_mode=WorldMode.SINGLE)  # one world: a conflict
+    await core.remember(CHAT, author="a", text="The billing service uses Java", message_id="1")
+    said = await core.remember(CHAT, author="a", text="Jakarta is located in Java", message_id="2")
+    assert len(said.pending) == 1 and not said.stored
+    again = await core.remember(CHAT, author="a", text="Jakarta is located in Java", message_id="2")
+    assert again.duplicate and not again.pending and not again.stored
+    items = [ImportItem(author="a", text="Jakarta is located in Java", message_id="2")]
+    (bulk,) = await core.remember_many(CHAT, items)
+    assert not isinstance(bulk, Exception)
+    assert bulk.duplicate and not bulk.pending
+    assert len(await core.pending(CHAT)) == 1
     await core.close()
