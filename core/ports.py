@@ -187,7 +187,6 @@ class GraphStore(Protocol):
     def move_messages(
         self, message_ids: Sequence[str], dst: str, now: datetime
     ) -> dict[str, int]: ...
-    def consolidate_joined(self, now: datetime) -> tuple[int, int]: ...
 
     # review queue, traces, export
     def add_pending(

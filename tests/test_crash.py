@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from bench.crash import bot_crash, cli_crash
+from bench.crash import bot_crash, cli_crash, resumed_import
 
 
 def test_cli_ingest_killed_and_run_again_stores_everything_once(tmp_path: Path) -> None:
@@ -16,6 +16,12 @@ def test_cli_ingest_killed_and_run_again_stores_everything_once(tmp_path: Path) 
     got = cli_crash(tmp_path, messages=40, kills=2, seed=seed)
     assert got.kills == 2
     assert got.problems == [], f"seed {seed}"
+
+
+def test_an_import_resumed_after_some_lines_ends_as_one_import(tmp_path: Path) -> None:
+    """The seed CI failed on (250), cut where it went wrong without the kill's randomness."""
+    got = resumed_import(tmp_path, messages=40, seed=250, cuts=[25, 35])
+    assert got.problems == []
 
 
 async def test_bot_killed_while_polling_loses_and_doubles_nothing(tmp_path: Path) -> None:

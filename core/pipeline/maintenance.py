@@ -189,7 +189,7 @@ def apply_and_mark(
         if offline_names:
             rename_offline(store)
         due.ran(store, seen=len(rows))
-    store.consolidate_joined(now)  # what the moves' own folds could not read back
+    # committed: the store has folded again what the moves' own folds could not read back
     return report, changed
 
 

@@ -20,7 +20,7 @@ from core.rows import (
 )
 from core.store.active_graph import ActiveFact, ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
-from core.store.staging import StagedWrites
+from core.store.staging import StagedWrites, replace_fact
 
 
 def _apply_to(graph: ActiveGraph) -> Callable[[Callable[[ActiveGraph], None]], None]:
@@ -200,12 +200,17 @@ class FactWriter(StagedWrites):
                 stored.setdefault(fact_id, {"id": fact_id, "s": s, "o": o}).update(values)
             return
         if "st" in values:
-            query = "SET f.status = $st, f.valid_to = $now"
+            changes = {"status": "$st", "valid_to": "$now"}
         else:
-            query = "SET f.confidence = $c, f.confirmed_at = $now, f.sources = $src"
+            changes = {"confidence": "$c", "confirmed_at": "$now", "sources": "$src"}
+        s, o = self._us(ends)
         self._exec(
-            "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id = $id " + query,
-            {"id": fact_id, **values},
+            replace_fact(
+                "MATCH (a:Entity {uid: $s})-[f:FACT]->(b:Entity {uid: $o}) WHERE "
+                "a.chat = $chat AND f.chat = $chat AND f.id = $id",
+                changes,
+            ),
+            {"id": fact_id, "s": s, "o": o, **values},
         )
 
     def _create_fact(

@@ -77,7 +77,8 @@ class ChatStore(WorldMover):
         self._graph = None  # loaded on first read (see ActiveGraph)
         self._graph_sync = False  # True while write_facts keeps the graph in step itself
         self._staged = None  # a bulk batch's rows not written yet (staging.py)
-        self._joined = set()  # entities regroup moves joined, to fold again (regroup.py)
+        self._joined = set()  # entities merges and moves joined, to fold again (regroup.py)
+        self._joined_at = datetime.now(UTC)
         self.rebuild = False  # the pool set aside this chat's unreadable shard (issue 12)
         self.entities = {}
         self.by_key = {}  # (world, key) -> entity id

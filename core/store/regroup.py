@@ -11,7 +11,8 @@ moved fact is copied between its new end points and the old edge deleted, in one
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -28,7 +29,21 @@ JOIN_BY_SCAN = 3
 
 
 class WorldMover(HistoryWriter):
-    _joined: set[str]  # entities moves joined since consolidate_joined last ran
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A transaction; once the outermost one commits, the facts of the entities its world
+        merges and moves joined are folded again (consolidate_joined), wherever the merge ran
+        from (the regrouping job, a message's inline merge, the merge job)."""
+        outer = not self._in_tx
+        try:
+            with super().transaction():
+                yield
+        except BaseException:
+            if outer:
+                self._joined = set()  # rolled back: nothing was joined
+            raise
+        if outer and self._joined:
+            self.consolidate_joined(self._joined_at)
 
     def world_messages(self) -> list[tuple[str, str, datetime, str]]:
         """(id, world, ts, text) of every message, oldest first (what the job clusters)."""
@@ -189,7 +204,7 @@ class WorldMover(HistoryWriter):
             copy_ids = {c.id for c in copies}
             unified = sorted(t for t, n in joined.items() if t not in copy_ids or n > 1)
             self._consolidate(unified, now)
-            self._joined.update(unified)
+            self._join(unified, now)
         self._reindex_moved(dst, moved_entities, copies, orphans)
         last = self._rows(
             "MATCH (m:Message) WHERE m.chat = $chat RETURN m.world ORDER BY m.seq DESC LIMIT 1"
