@@ -189,7 +189,9 @@ class BulkIngest(Ingest):
             except Exception:
                 # rolled back, but the chat's in-memory indexes saw the batch: reload them, and
                 # give each line its own outcome the slow way
-                log.warning("chat=%s bulk batch failed, retrying its lines one by one", chat)
+                log.warning(
+                    "chat=%s bulk batch failed, retrying its lines one by one", chat, exc_info=True
+                )
                 await self.pool.discard(chat)
                 self.ctx.regroup_due.forget(chat)
                 for line in part:

@@ -203,8 +203,7 @@ class WorldMover(HistoryWriter):
             joined = Counter(t for e, t in target.items() if t != e)
             copy_ids = {c.id for c in copies}
             unified = sorted(t for t, n in joined.items() if t not in copy_ids or n > 1)
-            self._consolidate(unified, now)
-            self._join(unified, now)
+            self._join(unified, now)  # folded once committed
         self._reindex_moved(dst, moved_entities, copies, orphans)
         last = self._rows(
             "MATCH (m:Message) WHERE m.chat = $chat RETURN m.world ORDER BY m.seq DESC LIMIT 1"
@@ -219,19 +218,27 @@ class WorldMover(HistoryWriter):
         }
 
     def consolidate_joined(self, now: datetime) -> tuple[int, int]:
-        """Fold again, in a transaction of their own, the facts of the entities moves joined
-        since the last call: (duplicates folded, values superseded). The move folds them in its
-        own transaction, but there a fact it has just copied can be invisible to the read
-        (kuzu 0.11.3, after an import's batch wrote the edges with COPY): a chat imported with
-        `python -m bot ingest` kept two active values of a single-valued predicate where the
-        same lines sent one by one kept one (bench/crash.py, tests/worlds/test_move.py).
-        Committed, the copies are read back; a second fold of what is already folded changes
-        nothing."""
+        """Fold, in a transaction of their own, the facts of the entities merges and moves
+        joined since the last call: (duplicates folded, values superseded). Not in the merge's
+        or move's own transaction: there, after its copies, kuzu 0.11.3 left some copies out of
+        a read and returned others for the wrong entity, so two copies of one fact stayed
+        active (a chat imported with `python -m bot ingest` kept two values of a single-valued
+        predicate, bench/crash.py) or two different facts were folded into one
+        (tests/worlds/test_merge.py). Committed, the copies are read back right; a fold of
+        what is already folded changes nothing."""
         ids, self._joined = sorted(self._joined), set()
         if not ids:
             return 0, 0
-        with self.transaction():
-            return self._consolidate(ids, now)
+        graph = self._graph  # kept in step by the fold, as merge_worlds keeps it
+        sync, self._graph_sync = self._graph_sync, True
+        try:
+            with self.transaction():
+                return self._consolidate(ids, now, graph)
+        except BaseException:
+            self._graph = None
+            raise
+        finally:
+            self._graph_sync = sync
 
     def _reindex_moved(
         self, dst: str, moved: list[str], copies: list[PlannedEntity], orphans: list[str]

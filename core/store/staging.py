@@ -257,7 +257,9 @@ class StagedWrites(ChatSchema):
             have = got.get(row["id"])
             want_status = row.get("st", "active")
             if have is None or have[0] != want_status or ("src" in row and have[1] != row["src"]):
-                raise StoreError(f"a stored fact did not take its change ({row['id']})")
+                raise StoreError(
+                    f"a stored fact did not take its change ({row['id']}: {have} {row})"
+                )
 
     def _copy_facts(self, rows: list[dict[str, Any]]) -> None:
         import pyarrow as pa

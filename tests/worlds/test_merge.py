@@ -1,0 +1,81 @@
+"""A world merge that unifies several entities (same names in both worlds) re-attaches every
+fact to the entities it was stated about, and nothing else."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from core.embedding import HashEmbedder
+from core.rows import PlannedEntity, PlannedFact, WorldRow
+from core.store.kuzu_store import ChatStore
+
+EMB = HashEmbedder()
+NOW = datetime(2026, 3, 2, tzinfo=UTC)
+# (world, message id, subject, object): every name is in both worlds, so a merge unifies many
+SAID = [
+    ("w1", "m1", "crm", "search"),
+    ("w1", "m2", "billing", "search"),
+    ("w1", "m3", "auth", "search"),
+    ("w1", "m4", "etl", "billing"),
+    ("w2", "m5", "crm", "billing"),
+    ("w2", "m6", "search", "auth"),
+    ("w2", "m7", "etl", "search"),
+    ("w2", "m8", "auth", "billing"),
+    ("w2", "m9", "billing", "etl"),
+]
+
+
+def _entity(world: str, name: str) -> PlannedEntity:
+    return PlannedEntity(
+        f"e_{world}_{name}", "service", name, name, world, "", EMB.embed([name])[0]
+    )
+
+
+def test_a_merge_unifying_many_entities_keeps_every_fact_on_its_own_entities(
+    tmp_path: Path,
+) -> None:
+    store = ChatStore(tmp_path / "shard", dim=EMB.dim, model_name=EMB.model_name, chat="c")
+    try:
+        for w in ("w1", "w2"):
+            store.upsert_world(WorldRow(w, w, EMB.embed([w])[0], 5, NOW, NOW, ""))
+        # written as an import writes them (edges by COPY, core/store/staging.py)
+        with store.staged():
+            for n, (world, mid, s, o) in enumerate(SAID):
+                ts = NOW + timedelta(minutes=n)
+                store.add_message(
+                    message_id=mid,
+                    author="a",
+                    text=f"{s} depends on {o}",
+                    ts=ts,
+                    world=world,
+                    extraction="offline",
+                    embedding=EMB.embed([f"{s} depends on {o}"])[0],
+                )
+                fact = PlannedFact(_entity(world, s), "DEPENDS_ON", _entity(world, o), 0.8, False)
+                store.write_facts([fact], source=mid, now=ts, world=world)
+        said = {mid: (s, o) for _, mid, s, o in SAID}
+        with store.transaction():  # as a message's inline merge runs: after its own writes
+            store.add_message(
+                message_id="m10",
+                author="a",
+                text="ok",
+                ts=NOW + timedelta(hours=1),
+                world="w2",
+                extraction="offline",
+                embedding=EMB.embed(["ok"])[0],
+            )
+            store.merge_worlds("w2", "w1", np.asarray(EMB.embed(["w1"])[0]), NOW)
+        reopened = ChatStore(tmp_path / "shard", dim=EMB.dim, model_name=EMB.model_name, chat="c")
+        for check in (store, reopened):
+            facts = check.export()["facts"]
+            got = sorted((f["subject"], f["object"], tuple(f["sources"])) for f in facts)
+            want = sorted((s, o, (mid,)) for mid, (s, o) in said.items())
+            assert got == want
+            assert {(f["world"], f["status"]) for f in facts} == {("w1", "active")}
+            names = {(e.world, e.name) for e in check.entities.values()}
+            assert names == {("w1", n) for n in ("crm", "search", "billing", "auth", "etl")}
+    finally:
+        store.close()
