@@ -10,6 +10,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
+from core.errors import StoreError
 from core.models import FactStatus, FactView
 from core.rows import (
     EntityRow,
@@ -20,7 +21,7 @@ from core.rows import (
 )
 from core.store.active_graph import ActiveFact, ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
-from core.store.staging import StagedWrites, replace_fact
+from core.store.staging import StagedWrites
 
 
 def _apply_to(graph: ActiveGraph) -> Callable[[Callable[[ActiveGraph], None]], None]:
@@ -204,14 +205,9 @@ class FactWriter(StagedWrites):
         else:
             changes = {"confidence": "$c", "confirmed_at": "$now", "sources": "$src"}
         s, o = self._us(ends)
-        self._exec(
-            replace_fact(
-                "MATCH (a:Entity {uid: $s})-[f:FACT]->(b:Entity {uid: $o}) WHERE "
-                "a.chat = $chat AND f.chat = $chat AND f.id = $id",
-                changes,
-            ),
-            {"id": fact_id, "s": s, "o": o, **values},
-        )
+        want = {"st": values["st"]} if "st" in values else {"src": values["src"]}
+        if not self.change_fact(fact_id, (s, o), changes, values, want):
+            raise StoreError(f"fact {fact_id} did not take its change")
 
     def _create_fact(
         self, fact: PlannedFact, fact_id: str, *, sources: list[str], now: datetime, world: str

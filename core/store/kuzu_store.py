@@ -15,6 +15,14 @@ graph.py (reads through the ActiveGraph, active_graph.py) -> messages.py -> merg
 merge policy) -> history.py (edits, restored facts) -> regroup.py (moving messages between
 worlds) -> ChatStore here (the review queue, traces, export, bulk import).
 
+Traps of kuzu 0.11.3 found 2026-12-02 (README "After a crash", "Entity identity"): once a
+transaction has created or deleted fact edges, statements of that transaction that find edges
+through a bound entity are unreliable: copies just made are missed, or returned for another
+entity; a SET on a fact edge matched and kept the old value; a delete-and-create of several
+facts in one UNWIND gave one row's values to another. Hence: read first (merge.py's
+_unified_edges), write by primary key, change a stored fact once per statement and read the
+change back (staging.py), fold duplicates in a transaction of their own (regroup.py).
+
 A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock) and
 runs it under its shard's lock, which also serialises the shard's writes (Kùzu 0.11 fails a
 second concurrent write transaction at once). All queries are parameterised.

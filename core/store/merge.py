@@ -16,7 +16,6 @@ from core.models import FactStatus
 from core.store.active_graph import ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
 from core.store.messages import MessageLog
-from core.store.staging import replace_fact
 
 _FACT_COLUMNS = (
     "id",
@@ -252,26 +251,16 @@ class WorldMerger(MessageLog):
                 "a": self._u(keep[1]),
                 "b": self._u(keep[3]),
             }  # every copy joins the same two entities
-            kept = self._rows(
-                replace_fact(
-                    f"{_FACT_BETWEEN} AND f.id = $id",
-                    {"confidence": "$c", "confirmed_at": "$at", "sources": "$src"},
-                )
-                + " RETURN count(*)",
-                {
-                    **ends,
-                    "id": keep[0],
-                    "c": 1.0 - miss,
-                    "at": _naive(confirmed),
-                    "src": list(sources),
-                },
-            )
-            if not kept or not kept[0][0]:
-                # kuzu 0.11.3 did not find the copy it listed (a read gap after an import's
-                # COPY): deleting the others would lose their sources (bench.crash, seed 250).
-                # They stay two until the fold after commit (WorldMover.transaction)
-                continue
-            self.shard.wrote()
+            # the kept copy takes the change, read back, before the others are deleted: a
+            # change kuzu did not keep would lose their sources
+            if not self.change_fact(
+                keep[0],
+                (ends["a"], ends["b"]),
+                {"confidence": "$c", "confirmed_at": "$at", "sources": "$src"},
+                {"c": 1.0 - miss, "at": _naive(confirmed), "src": list(sources)},
+                {"src": list(sources)},
+            ):
+                continue  # stays two: the next fold tries again
             keep[6] = confirmed  # the folded fact was last said when its newest copy was
             self._exec(
                 f"{_FACT_BETWEEN} AND f.id IN $ids DELETE f",

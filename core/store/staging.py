@@ -82,10 +82,10 @@ FACT_COLUMNS = (
 
 def replace_fact(match: str, changes: dict[str, str]) -> str:
     """A statement that changes some columns of the fact edges `match` binds (as f, between a
-    and b) by deleting each and creating it again with every other column as it was, instead
-    of SET. Why: kuzu 0.11.3 at times matched a fact, ran the SET and kept the old value, in
-    the next read and after the commit (a re-confirmation lost; bench.crash seed 250,
-    tests/core/test_bulk.py); a delete and a create were always kept."""
+    and b) by deleting each and creating it again with every other column as it was: the way
+    round a SET that kuzu 0.11.3 matched and did not keep (bench.crash seed 250). Not the
+    first choice: a second such statement in one transaction did not find its fact, or
+    changed another one (FactWriter._set_fact)."""
     kept = [c for c in FACT_COLUMNS if c not in changes]
     values = ", ".join(
         f"{c}: {changes[c]}" if c in changes else f"{c}: k_{c}" for c in FACT_COLUMNS
@@ -100,22 +100,16 @@ def _names_in(exprs: Iterable[str]) -> set[str]:
     return {e.split(".")[0] for e in exprs if "." in e and not e.startswith("$")}
 
 
-_RECONFIRM = replace_fact(
-    _FACT_OF, {"confidence": "r.c", "confirmed_at": "r.now", "sources": "r.src"}
-)
-_SUPERSEDE = replace_fact(_FACT_OF, {"status": "r.st", "valid_to": "r.now"})
-# a fact the batch re-confirmed and then superseded: both in one statement (a second statement
-# does not find the edge the first one created, see replace_fact)
-_BOTH = replace_fact(
-    _FACT_OF,
-    {
-        "confidence": "r.c",
-        "confirmed_at": "r.at",
-        "sources": "r.src",
-        "status": "r.st",
-        "valid_to": "r.now",
-    },
-)
+# a stored fact's changes, SET in place; a fact the batch re-confirmed and then superseded
+# takes both in one statement (_BOTH)
+_RECONFIRM = {"confidence": "r.c", "confirmed_at": "r.now", "sources": "r.src"}
+_SUPERSEDE = {"status": "r.st", "valid_to": "r.now"}
+_BOTH = {**_RECONFIRM, "confirmed_at": "r.at", **_SUPERSEDE}
+
+
+def set_fact(match: str, changes: dict[str, str]) -> str:
+    """A statement that SETs these columns of the fact edges `match` binds as f."""
+    return f"{match} SET " + ", ".join(f"f.{c} = {v}" for c, v in changes.items())
 
 
 def node_table(rows: list[dict[str, Any]]) -> Any:
@@ -236,11 +230,11 @@ class StagedWrites(ChatSchema):
 
     def _write_staged(self, st: Staging) -> None:
         # the facts stored before the batch change first, before any of the batch's rows is
-        # written: after the batch's node creates (LOAD FROM) or COPY in the same transaction,
-        # kuzu 0.11.3 matched such a fact and SET it, and the value read back, then and after
-        # the commit, was the old one (a re-confirmation of a fact an earlier process wrote
-        # was lost; bench.crash seed 250, tests/core/test_bulk.py). Each is read back: a
-        # change not found there fails the batch, which is then retried line by line
+        # written, and each change is read back: kuzu 0.11.3 at times matched such a fact, ran
+        # the SET and kept the old value, in the next read and after the commit (a
+        # re-confirmation of a fact an earlier process wrote was lost; bench.crash seed 250,
+        # tests/test_crash.py). A change the read does not show fails the batch, which is then
+        # rolled back and retried line by line, where FactWriter._set_fact tries both ways
         both = {
             fid: {**row, "at": row["now"], **st.superseded[fid]}
             for fid, row in st.reconfirmed.items()
@@ -248,13 +242,11 @@ class StagedWrites(ChatSchema):
         }
         reconfirmed = {k: v for k, v in st.reconfirmed.items() if k not in both}
         superseded = {k: v for k, v in st.superseded.items() if k not in both}
-        for query, by_id in ((_RECONFIRM, reconfirmed), (_SUPERSEDE, superseded), (_BOTH, both)):
-            # one fact a statement: with several rows, the delete-and-create statement gave one
-            # row's values to another row's fact in a 700-message import (caught by the check)
-            for row in by_id.values():
-                self._exec(query, {"rows": [row]})
+        for changes, by_id in ((_RECONFIRM, reconfirmed), (_SUPERSEDE, superseded), (_BOTH, both)):
             if by_id:
-                self._check_changed(by_id)
+                self._exec(set_fact(_FACT_OF, changes), {"rows": list(by_id.values())})
+                if self.changes_missing(list(by_id.values())):
+                    raise StoreError("a stored fact did not take its change")
         for world in st.worlds.values():
             super()._put_world(world)
         for query, rows in ((_MESSAGES, st.messages), (_ENTITIES, st.entities)):
@@ -269,17 +261,47 @@ class StagedWrites(ChatSchema):
         for key, value in st.meta.items():
             super().set_meta(key, value)
 
-    def _check_changed(self, by_id: dict[str, dict[str, Any]]) -> None:
-        rows = list(by_id.values())
+    def change_fact(
+        self,
+        fact_id: str,
+        ends: tuple[int, int],
+        changes: dict[str, str],
+        params: dict[str, Any],
+        want: dict[str, Any],
+    ) -> bool:
+        """Change one stored fact (between the chat keys `ends`) and read it back: True once
+        it shows `want` (st: its status, src: its sources). kuzu 0.11.3 at times kept the old
+        value of a SET (bench.crash seed 250), and at times a delete-and-create after other
+        fact writes of the transaction did not find the fact: the other is tried when one did
+        not take."""
+        match = (
+            "MATCH (a:Entity {uid: $s})-[f:FACT]->(b:Entity {uid: $o}) WHERE "
+            "a.chat = $chat AND f.chat = $chat AND f.id = $id"
+        )
+        keys = {"id": fact_id, "s": ends[0], "o": ends[1]}
+        for statement in (set_fact, replace_fact):
+            self._exec(statement(match, changes), {**params, **keys})
+            if not self.changes_missing([{**keys, **want}]):
+                return True
+        return False
+
+    def changes_missing(self, rows: list[dict[str, Any]]) -> list[str]:
+        """The ids of the facts (rows of _FACT_OF: id, s, o and the changes: st, src) that do
+        not read back as changed."""
         got = {
             r[0]: r[1:]
             for r in self._rows(_FACT_OF + "RETURN f.id, f.status, f.sources", {"rows": rows})
         }
+        missing = []
         for row in rows:
             have = got.get(row["id"])
-            want_status = row.get("st", "active")
-            if have is None or have[0] != want_status or ("src" in row and have[1] != row["src"]):
-                raise StoreError(f"a stored fact did not take its change ({row['id']})")
+            if (
+                have is None
+                or have[0] != row.get("st", "active")
+                or ("src" in row and list(have[1] or []) != list(row["src"]))
+            ):
+                missing.append(row["id"])
+        return missing
 
     def _copy_facts(self, rows: list[dict[str, Any]]) -> None:
         import pyarrow as pa
