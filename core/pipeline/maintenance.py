@@ -97,7 +97,13 @@ class Maintenance(Stage):
         def run(store: GraphStore) -> tuple[dict[str, int], list[str]]:
             return apply_and_mark(store, rows, groups, x, now, due, offline_names=offline)
 
-        report, changed = await self.pool.run(chat, run)
+        try:
+            report, changed = await self.pool.run(chat, run)
+        except Exception:
+            # rolled back, but the chat's in-memory indexes followed the moves: read it again
+            await self.pool.discard(chat)
+            due.forget(chat)
+            raise
         if any(report.values()):
             log.info("chat=%s regrouped: %s", chat, report)
         await self.rename_with_llm(chat, changed)
