@@ -20,8 +20,8 @@ from core.pipeline.context import Context, Stage
 from core.pipeline.due import RegroupDue
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
-from core.regroup import MAX_MESSAGES, apply_plan, plan
-from core.rows import Extraction, MessageRow
+from core.regroup import MAX_MESSAGES, Settled, carry_out, plan, set_centroids, settle
+from core.rows import Extraction, MessageRow, WorldRow
 from core.world_names import rename_offline
 from core.worlds import WorldParams, merge_all
 
@@ -83,8 +83,22 @@ class Maintenance(Stage):
         Single mode keeps one world per chat, so there is nothing to regroup."""
         if self.config.world_mode != WorldMode.ADAPTIVE:
             return {"moved": 0, "split": 0, "merged": 0}
-        rows = await self.pool.run(chat, _live_messages)
         due = self.ctx.regroup_due
+        offline = self.llm is None
+
+        def resume(store: GraphStore) -> tuple[dict[str, int], list[str]] | None:
+            return finish_recorded(store, self.clock.now(), due, offline_names=offline)
+
+        try:
+            resumed = await self.pool.run(chat, resume)
+        except Exception:
+            await self.pool.discard(chat)
+            due.forget(chat)
+            raise
+        if resumed is not None:  # a plan a kill cut short: finished, as it was planned
+            await self.rename_with_llm(chat, resumed[1])
+            return resumed[0]
+        rows = await self.pool.run(chat, _live_messages)
         if len(rows) < 2:
             await self.pool.run(chat, partial(due.ran, seen=len(rows)))
             return {"moved": 0, "split": 0, "merged": 0}
@@ -92,7 +106,6 @@ class Maintenance(Stage):
         ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
         groups = await asyncio.to_thread(plan, [r[1] for r in rows], ts, x, self.world_params)
         now = self.clock.now()
-        offline = self.llm is None
 
         def run(store: GraphStore) -> tuple[dict[str, int], list[str]]:
             return apply_and_mark(store, rows, groups, x, now, due, offline_names=offline)
@@ -177,6 +190,9 @@ def _rename(store: GraphStore, world_id: str, topic: str) -> None:
     store.rename_world(world_id, topic)
 
 
+PLAN = "regroup_plan"  # the chat's meta record of a plan being carried out (core.regroup)
+
+
 def apply_and_mark(
     store: GraphStore,
     rows: list[tuple[str, str, datetime, str]],
@@ -187,16 +203,42 @@ def apply_and_mark(
     *,
     offline_names: bool,
 ) -> tuple[dict[str, int], list[str]]:
-    """A regrouping plan carried out (under the chat's lock): the moves, the offline names and
-    the job's mark, or none of them. (report, live worlds that changed)."""
-    ids, old = [r[0] for r in rows], [r[1] for r in rows]
+    """A regrouping plan carried out (under the chat's lock): recorded with the new worlds it
+    needs in one transaction, its moves and merges one transaction each (core.regroup.carry_out
+    says why), then the centroids, the offline names and the job's mark with the record
+    cleared. A kill in between leaves the record: `finish_recorded` completes it at the next
+    start, so the chat ends as if nothing had happened. (report, live worlds that changed)."""
+    settled = settle(store, [r[0] for r in rows], [r[1] for r in rows], groups, x)
     with store.transaction():
-        report, changed = apply_plan(store, ids, old, groups, x, now)
+        for wid in settled.new_worlds:
+            store.upsert_world(WorldRow(wid, "", np.zeros(x.shape[1], np.float32), 0, now, now, ""))
+        store.set_meta(PLAN, settled.to_json())
+    return _finish(store, settled, now, due, offline_names=offline_names)
+
+
+def _finish(
+    store: GraphStore, settled: Settled, now: datetime, due: RegroupDue, *, offline_names: bool
+) -> tuple[dict[str, int], list[str]]:
+    report = carry_out(store, settled, now)
+    with store.transaction():
+        set_centroids(store, settled)
         if offline_names:
             rename_offline(store)
-        due.ran(store, seen=len(rows))
-    # committed: the store has folded again what the moves' own folds could not read back
-    return report, changed
+        due.ran(store, seen=settled.seen)
+        store.set_meta(PLAN, "")
+    return report, [w for w in settled.changed if w in store.worlds]
+
+
+def finish_recorded(
+    store: GraphStore, now: datetime, due: RegroupDue, *, offline_names: bool
+) -> tuple[dict[str, int], list[str]] | None:
+    """Finish the plan a kill cut short, if the chat records one (None when it does not)."""
+    recorded = store.meta(PLAN)
+    if not recorded:
+        return None
+    done = _finish(store, Settled.from_json(recorded), now, due, offline_names=offline_names)
+    log.info("chat=%s regrouping plan finished after a restart: %s", store.chat, done[0])
+    return done
 
 
 def regroup_now(

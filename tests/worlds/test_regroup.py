@@ -20,6 +20,7 @@ from core.config import CoreConfig
 from core.models import ImportItem, IngestResult
 from core.ports import Embedder
 from core.regroup import MIN_PART, _margin, _moved_margins, _sums
+from core.rows import WorldRow
 from core.service import Core
 from core.store.inbound_log import SqliteInboundLog
 from core.store.pool import StorePool
@@ -494,3 +495,72 @@ async def test_a_chat_forgotten_and_used_again_regroups_as_a_new_chat(
         steps.append(seen)
     for i, (a, b) in enumerate(zip(*steps, strict=True)):
         assert a == b, f"after message {i + 1}"
+
+
+@pytest.mark.parametrize("cut", ["recorded", "moved"])
+async def test_a_regrouping_plan_a_kill_cut_short_is_finished_as_planned(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, cut: str
+) -> None:
+    """The job's moves and merges commit one by one (core.regroup.carry_out says why), after
+    the plan is recorded with the chat. Killed after the record, or after the moves but before
+    the job's mark, the chat is finished as planned at the next run: the same worlds and facts
+    as a run through."""
+    from core.pipeline.maintenance import PLAN, _live_messages
+    from core.regroup import plan
+
+    chat = "tg:plan"
+    glued = replace(
+        params_for(use_embedder), base=-1.0, merge_inline=False, growth_share=0.0
+    )  # one world live: the job splits it
+    interleaved = [t for pair in zip(CODE, SNAKE, strict=False) for t in pair]
+    results = []
+    for run in ("through", "killed"):
+        clock = ManualClock()
+        data = tmp_path / run
+        core = adaptive_core(data, use_embedder, ontology, clock, world_params=glued)
+        await _tell(core, chat, clock, interleaved)
+        if run == "killed":
+            rows = await core.pool.run(chat, _live_messages)
+            x = (await core._ingest.route_vectors([r[3] for r in rows])).astype(np.float64)
+            ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
+            groups = plan([r[1] for r in rows], ts, x, glued)
+
+            now = clock.now()
+
+            args = (rows, groups, x, now, cut)
+            await core.pool.run(chat, lambda store, a=args: _record_plan_then_kill(store, *a))
+            await core.close()  # the kill: the plan recorded, the job not marked
+            core = adaptive_core(data, use_embedder, ontology, clock, world_params=glued)
+            assert await core.pool.run(chat, lambda s: bool(s.meta(PLAN)))
+        report = await core.regroup_worlds(chat)
+        assert report["split"] >= 1
+        assert not await core.pool.run(chat, lambda s: s.meta(PLAN))
+        exported = await core.export(chat)
+        facts = sorted(
+            (f["subject"], f["predicate"], f["object"], f["status"], tuple(f["sources"]))
+            for f in exported["facts"]
+        )
+        texts = {m["id"]: m["text"] for m in exported["messages"]}
+        facts = sorted((s, p, o, st, tuple(texts[m] for m in src)) for s, p, o, st, src in facts)
+        results.append((_partition(exported), facts))
+        assert await core.regroup_worlds(chat) == {"moved": 0, "split": 0, "merged": 0}
+        await core.close()
+    assert results[0] == results[1]
+
+
+def _record_plan_then_kill(
+    store: Any, rows: list[Any], groups: list[int], x: Any, now: datetime, cut: str
+) -> None:
+    """What apply_and_mark does before the kill: the plan recorded, then (cut "moved") its
+    moves and merges carried out, the job not marked."""
+    from core.pipeline.maintenance import PLAN
+    from core.regroup import carry_out, settle
+
+    settled = settle(store, [r[0] for r in rows], [r[1] for r in rows], groups, x)
+    assert settled.moves, "the plan moves messages"
+    with store.transaction():
+        for wid in settled.new_worlds:
+            store.upsert_world(WorldRow(wid, "", np.zeros(x.shape[1], np.float32), 0, now, now, ""))
+        store.set_meta(PLAN, settled.to_json())
+    if cut == "moved":
+        carry_out(store, settled, now)
