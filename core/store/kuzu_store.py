@@ -21,7 +21,8 @@ through a bound entity are unreliable: copies just made are missed, or returned 
 entity; a SET on a fact edge matched and kept the old value; a delete-and-create of several
 facts in one UNWIND gave one row's values to another. Hence: read first (merge.py's
 _unified_edges), write by primary key, change a stored fact once per statement and read the
-change back (staging.py), fold duplicates in a transaction of their own (regroup.py).
+change back (staging.py), fold duplicates in a transaction of their own, one regrouping
+move or merge per transaction (regroup.py, core/pipeline/maintenance.py).
 
 A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock) and
 runs it under its shard's lock, which also serialises the shard's writes (Kùzu 0.11 fails a
