@@ -206,19 +206,24 @@ def ingest_with_kills(
             return out
 
 
+def ingest(data: Path, chat: str, file: Path) -> None:
+    """`python -m bot ingest` of the file, run through (an error raises)."""
+    subprocess.run(
+        bot_cmd("ingest", "--data-dir", str(data), "--chat", chat, str(file)),
+        env=bot_env(data),
+        cwd=data,
+        capture_output=True,
+        check=True,
+        timeout=900,
+    )
+
+
 def reference_export(root: Path, chat: str, file: Path) -> tuple[list[dict[str, Any]], float]:
     """The export of an uninterrupted ingest, and how long that ingest took."""
     ref = root / "reference"
     ref.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    subprocess.run(
-        bot_cmd("ingest", "--data-dir", str(ref), "--chat", chat, str(file)),
-        env=bot_env(ref),
-        cwd=ref,
-        capture_output=True,
-        check=True,
-        timeout=900,
-    )
+    ingest(ref, chat, file)
     took = time.perf_counter() - started
     rc, lines, err = export(ref, chat)
     if rc != 0:
@@ -269,14 +274,7 @@ def resumed_import(root: Path, *, messages: int, seed: int, cuts: list[int]) -> 
             "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines[:cut]), "utf-8"
         )
         for f in (part, file):
-            subprocess.run(
-                bot_cmd("ingest", "--data-dir", str(data), "--chat", chat, str(f)),
-                env=bot_env(data),
-                cwd=data,
-                capture_output=True,
-                check=True,
-                timeout=900,
-            )
+            ingest(data, chat, f)
             out.runs += 1
         rc, got, err = export(data, chat)
         if rc != 0:

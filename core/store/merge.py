@@ -16,18 +16,9 @@ from core.models import FactStatus
 from core.store.active_graph import ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
 from core.store.messages import MessageLog
+from core.store.staging import FACT_COLUMNS
 
-_FACT_COLUMNS = (
-    "id",
-    "predicate",
-    "confidence",
-    "status",
-    "valid_from",
-    "valid_to",
-    "confirmed_at",
-    "sources",
-    "world",
-)
+_FACT_COLUMNS = tuple(c for c in FACT_COLUMNS if c != "chat")  # the chat's tag is $chat
 _FACT_PARAMS = "chat: $chat, " + ", ".join(f"{c}: ${c}" for c in _FACT_COLUMNS)
 
 # A fact matched through its end points. After a merge's copies and deletions in the same
