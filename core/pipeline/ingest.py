@@ -218,9 +218,7 @@ class Ingest(Writer):
         }
         triples = [
             t
-            for t in self.extractor.extract(
-                message.text, known=lambda n: self.known_kind(store, world, n)
-            )
+            for t in self.extract_offline(store, world, message.text)
             if (t.subject, t.predicate, t.object) not in queued
         ]
         if not triples:
@@ -240,11 +238,15 @@ class Ingest(Writer):
     ) -> IngestResult:
         world = store.resolve_world(world)  # merged while the LLM was extracting: the survivor
         if triples is None:
-            triples = self.extractor.extract(text, known=lambda n: self.known_kind(store, world, n))
+            triples = self.extract_offline(store, world, text)
         result = self.write_triples(store, triples, source=msg_id, world=world)
         if status != Extraction.OFFLINE:
             store.set_extraction(msg_id, status)
         return result
+
+    def extract_offline(self, store: GraphStore, world: str, text: str) -> list[TripleIn]:
+        """The ontology's surface forms read in the text, names typed as the world knows them."""
+        return self.extractor.extract(text, known=lambda n: self.known_kind(store, world, n))
 
     def known_kind(self, store: GraphStore, world: str, name: str) -> str | None:
         eid = store.by_key.get((world, name_key(name)))

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +27,7 @@ from core.world_names import rename_offline
 from core.worlds import WorldParams, merge_all
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class Maintenance(Stage):
@@ -89,12 +91,7 @@ class Maintenance(Stage):
         def resume(store: GraphStore) -> tuple[dict[str, int], list[str]] | None:
             return finish_recorded(store, self.clock.now(), due, offline_names=offline)
 
-        try:
-            resumed = await self.pool.run(chat, resume)
-        except Exception:
-            await self.pool.discard(chat)
-            due.forget(chat)
-            raise
+        resumed = await self._rolled_back_on_error(chat, resume)
         if resumed is not None:  # a plan a kill cut short: finished, as it was planned
             await self.rename_with_llm(chat, resumed[1])
             return resumed[0]
@@ -110,17 +107,21 @@ class Maintenance(Stage):
         def run(store: GraphStore) -> tuple[dict[str, int], list[str]]:
             return apply_and_mark(store, rows, groups, x, now, due, offline_names=offline)
 
-        try:
-            report, changed = await self.pool.run(chat, run)
-        except Exception:
-            # rolled back, but the chat's in-memory indexes followed the moves: read it again
-            await self.pool.discard(chat)
-            due.forget(chat)
-            raise
+        report, changed = await self._rolled_back_on_error(chat, run)
         if any(report.values()):
             log.info("chat=%s regrouped: %s", chat, report)
         await self.rename_with_llm(chat, changed)
         return report
+
+    async def _rolled_back_on_error(self, chat: str, fn: Callable[[GraphStore], T]) -> T:
+        """fn(store) for the regrouping job; if it fails, its transactions are rolled back but
+        the chat's in-memory indexes followed its moves: the chat is read again."""
+        try:
+            return await self.pool.run(chat, fn)
+        except Exception:
+            await self.pool.discard(chat)
+            self.ctx.regroup_due.forget(chat)
+            raise
 
     async def regroup_if_due(self, chat: str) -> bool:
         """Run the regrouping job from the message path when a message made it due

@@ -20,8 +20,8 @@ transaction has created or deleted fact edges, statements of that transaction th
 through a bound entity are unreliable: copies just made are missed, or returned for another
 entity; a SET on a fact edge matched and kept the old value; a delete-and-create of several
 facts in one UNWIND gave one row's values to another. Hence: read first (merge.py's
-_unified_edges), write by primary key, change a stored fact once per statement and read the
-change back (staging.py), fold duplicates in a transaction of their own, one regrouping
+_unified_edges), write by primary key, read every change of a stored fact back and make it
+by delete-and-create where a SET did not take (staging.py's change_fact), fold duplicates in a transaction of their own, one regrouping
 move or merge per transaction (regroup.py, core/pipeline/maintenance.py).
 
 A ChatStore is not thread-safe: the pool hands it to one caller at a time (per-chat lock) and

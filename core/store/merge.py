@@ -5,7 +5,8 @@ confidence combined) and a cardinality-one predicate keeps its newest value.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -85,84 +86,71 @@ class WorldMerger(MessageLog):
         # a unified entity's facts and mentions move to the entity it joins, duplicates fold,
         # see _consolidate) instead of being dropped and reloaded from the whole FACT table:
         # a reload cost ~0.3 s at 10,000 facts, once per merge of a bulk import (bench/bulk.py).
-        graph = self._graph
-        sync, self._graph_sync = self._graph_sync, True
-        try:
-            with self.transaction():
-                # read before anything is written: once this transaction has created fact
-                # edges, kuzu 0.11.3 returned some of them for another entity's pattern (the
-                # copies of "crm DEPENDS_ON search" came back as facts of billing and auth, and
-                # were copied onto them: an import's facts named services their messages do
-                # not; tests/worlds/test_merge.py)
-                edges = self._unified_edges(unify)
-                self._exec(
-                    "MATCH (m:Message) WHERE m.chat = $chat AND m.world = $s SET m.world = $d",
-                    {"s": src, "d": dst},
+        with self._graph_kept() as graph, self.transaction():
+            # read before anything is written: once this transaction has created fact
+            # edges, kuzu 0.11.3 returned some of them for another entity's pattern (the
+            # copies of "crm DEPENDS_ON search" came back as facts of billing and auth, and
+            # were copied onto them: an import's facts named services their messages do
+            # not; tests/worlds/test_merge.py)
+            edges = self._unified_edges(unify)
+            self._exec(
+                "MATCH (m:Message) WHERE m.chat = $chat AND m.world = $s SET m.world = $d",
+                {"s": src, "d": dst},
+            )
+            self._exec(
+                "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.world = $s SET f.world = $d",
+                {"s": src, "d": dst},
+            )
+            if graph is not None:
+                for fact in graph.by_id.values():
+                    if fact.world == src:
+                        fact.world, fact.edge = dst, None
+            for row in edges:  # each copied between the entities it now joins
+                self._create_fact_copy(
+                    unify.get(row["a"], row["a"]),
+                    unify.get(row["b"], row["b"]),
+                    {c: row[c] for c in _FACT_COLUMNS},
+                    dst if row["world"] == src else row["world"],
                 )
+            for old, new in unify.items():
                 self._exec(
-                    "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.world = $s SET f.world = $d",
-                    {"s": src, "d": dst},
+                    "MATCH (m:Message)-[:MENTIONS]->(x:Entity {uid: $old}), "
+                    "(n:Entity {uid: $new}) WHERE x.chat = $chat AND n.chat = $chat "
+                    "AND m.chat = $chat MERGE (m)-[:MENTIONS {chat: $chat}]->(n)",
+                    {"old": self._u(old), "new": self._u(new)},
                 )
+                keep = self.entities[new]
+                aliases = sorted({*keep.aliases, self.entities[old].key} - {keep.key})
+                self._exec(
+                    "MATCH (n:Entity {uid: $new}) WHERE n.chat = $chat SET n.aliases = $a",
+                    {"new": self._u(new), "a": aliases},
+                )
+                keep.aliases = aliases
                 if graph is not None:
-                    for fact in graph.by_id.values():
-                        if fact.world == src:
-                            fact.world, fact.edge = dst, None
-                for row in edges:  # each copied between the entities it now joins
-                    ends = (unify.get(row["a"], row["a"]), unify.get(row["b"], row["b"]))
-                    self._exec(
-                        "MATCH (a:Entity {uid: $a}), (b:Entity {uid: $b}) WHERE a.chat = $chat "
-                        f"AND b.chat = $chat CREATE (a)-[:FACT {{{_FACT_PARAMS}}}]->(b)",
-                        {
-                            **{k: v for k, v in row.items() if k not in ("a", "b")},
-                            "a": self._u(ends[0]),
-                            "b": self._u(ends[1]),
-                            "world": dst if row["world"] == src else row["world"],
-                        },
-                    )
-                for old, new in unify.items():
-                    self._exec(
-                        "MATCH (m:Message)-[:MENTIONS]->(x:Entity {uid: $old}), "
-                        "(n:Entity {uid: $new}) WHERE x.chat = $chat AND n.chat = $chat "
-                        "AND m.chat = $chat MERGE (m)-[:MENTIONS {chat: $chat}]->(n)",
-                        {"old": self._u(old), "new": self._u(new)},
-                    )
-                    keep = self.entities[new]
-                    aliases = sorted({*keep.aliases, self.entities[old].key} - {keep.key})
-                    self._exec(
-                        "MATCH (n:Entity {uid: $new}) WHERE n.chat = $chat SET n.aliases = $a",
-                        {"new": self._u(new), "a": aliases},
-                    )
-                    keep.aliases = aliases
-                    if graph is not None:
-                        _repoint(graph, old, new, self.recall.row_of)
-                if unify:
-                    self._exec(
-                        "MATCH (x:Entity) WHERE x.chat = $chat AND x.uid IN $olds DETACH DELETE x",
-                        {"olds": self._us(unify)},
-                    )
-                # duplicates fold and single values close once this has committed (the
-                # reads a fold makes are wrong after the copies above, see _unified_edges)
-                self._join(unify.values(), now)
-                if moved:
-                    self._exec(
-                        "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids SET e.world = $d",
-                        {"ids": self._us(e.id for e in moved), "d": dst},
-                    )
-                b.centroid = centroid.astype(np.float32)
-                b.access_count += a.access_count
-                b.last_active = max(a.last_active, b.last_active)
-                a.merged_into = dst
-                for w in self.worlds.values():  # worlds merged into src earlier now point to dst
-                    if w.merged_into == src:
-                        w.merged_into = dst
-                        self.upsert_world(w)
-                self.upsert_world(a)
-                self.upsert_world(b)
-        except BaseException:
-            self._graph = None  # rolled back: rebuilt from the database on next read
-            raise
-        finally:
-            self._graph_sync = sync
+                    _repoint(graph, old, new, self.recall.row_of)
+            if unify:
+                self._exec(
+                    "MATCH (x:Entity) WHERE x.chat = $chat AND x.uid IN $olds DETACH DELETE x",
+                    {"olds": self._us(unify)},
+                )
+            # duplicates fold and single values close once this has committed (the
+            # reads a fold makes are wrong after the copies above, see _unified_edges)
+            self._join(unify.values(), now)
+            if moved:
+                self._exec(
+                    "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids SET e.world = $d",
+                    {"ids": self._us(e.id for e in moved), "d": dst},
+                )
+            b.centroid = centroid.astype(np.float32)
+            b.access_count += a.access_count
+            b.last_active = max(a.last_active, b.last_active)
+            a.merged_into = dst
+            for w in self.worlds.values():  # worlds merged into src earlier now point to dst
+                if w.merged_into == src:
+                    w.merged_into = dst
+                    self.upsert_world(w)
+            self.upsert_world(a)
+            self.upsert_world(b)
         self._unindex_entities(unify)
         for ent in moved:
             ent.world = dst
@@ -178,6 +166,34 @@ class WorldMerger(MessageLog):
             "unified": len(unify),
             "moved_entities": len(moved),
         }
+
+    @contextmanager
+    def _graph_kept(self) -> Iterator[ActiveGraph | None]:
+        """The in-memory graph, for statements that keep it in step themselves (it is not
+        dropped by them); dropped if they fail, as the transaction is rolled back."""
+        graph = self._graph
+        sync, self._graph_sync = self._graph_sync, True
+        try:
+            yield graph
+        except BaseException:
+            self._graph = None  # rolled back: rebuilt from the database on next read
+            raise
+        finally:
+            self._graph_sync = sync
+
+    def _create_fact_copy(
+        self, subject: str, obj: str, columns: dict[str, Any], world: str
+    ) -> bool:
+        """A fact edge created between two entities by primary key from a fact's columns as
+        read before the transaction wrote anything (found again through its old end points,
+        kuzu 0.11.3 could miss it or give another); False when an end point is not found."""
+        made = self._rows(
+            "MATCH (a:Entity {uid: $a}), (b:Entity {uid: $b}) WHERE a.chat = $chat "
+            f"AND b.chat = $chat CREATE (a)-[:FACT {{{_FACT_PARAMS}}}]->(b) RETURN count(*)",
+            {**columns, "a": self._u(subject), "b": self._u(obj), "world": world},
+        )
+        self.shard.wrote()
+        return bool(made and made[0][0])
 
     def _unified_edges(self, unify: Mapping[str, str]) -> list[dict[str, Any]]:
         """Every fact edge of the entities a merge unifies (any status), once, with its

@@ -20,7 +20,7 @@ from core.errors import StoreError
 from core.rows import EntityRow, PlannedEntity, new_id
 from core.store.connection import _utc
 from core.store.history import HistoryWriter
-from core.store.merge import _FACT_COLUMNS, _FACT_PARAMS
+from core.store.merge import _FACT_COLUMNS
 
 # this many messages joining one entity are found by one scan (`m.uid IN $ms`); fewer by key
 JOIN_BY_SCAN = 3
@@ -186,14 +186,7 @@ class WorldMover(HistoryWriter):
                 self._exec(f"{between} DELETE f", p)
                 copies_of.append((ta, tb, fid))
             for ta, tb, fid in copies_of:
-                made = self._rows(
-                    "MATCH (a:Entity {uid: $a}), (b:Entity {uid: $b}) WHERE a.chat = $chat "
-                    f"AND b.chat = $chat CREATE (a)-[:FACT {{{_FACT_PARAMS}}}]->(b) "
-                    "RETURN count(*)",
-                    {**columns[fid], "a": self._u(ta), "b": self._u(tb), "world": dst},
-                )
-                self.shard.wrote()
-                if not made or not made[0][0]:  # an end point not found: nothing is moved
+                if not self._create_fact_copy(ta, tb, columns[fid], dst):
                     raise StoreError(f"the copy of fact {fid} found no end point")
             self._repoint_mentions(
                 [(m, e, target[e]) for m, e in mentions if m in moving and target.get(e, e) != e]
@@ -239,16 +232,8 @@ class WorldMover(HistoryWriter):
         ids, self._joined = sorted(self._joined), set()
         if not ids:
             return 0, 0
-        graph = self._graph  # kept in step by the fold, as merge_worlds keeps it
-        sync, self._graph_sync = self._graph_sync, True
-        try:
-            with self.transaction():
-                return self._consolidate(ids, now, graph)
-        except BaseException:
-            self._graph = None
-            raise
-        finally:
-            self._graph_sync = sync
+        with self._graph_kept() as graph, self.transaction():  # the fold keeps it in step
+            return self._consolidate(ids, now, graph)
 
     def _reindex_moved(
         self, dst: str, moved: list[str], copies: list[PlannedEntity], orphans: list[str]

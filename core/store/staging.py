@@ -85,7 +85,7 @@ def replace_fact(match: str, changes: dict[str, str]) -> str:
     and b) by deleting each and creating it again with every other column as it was: the way
     round a SET that kuzu 0.11.3 matched and did not keep (bench.crash seed 250). Not the
     first choice: a second such statement in one transaction did not find its fact, or
-    changed another one (FactWriter._set_fact)."""
+    changed another one (StagedWrites.change_fact)."""
     kept = [c for c in FACT_COLUMNS if c not in changes]
     values = ", ".join(
         f"{c}: {changes[c]}" if c in changes else f"{c}: k_{c}" for c in FACT_COLUMNS
