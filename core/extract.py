@@ -33,6 +33,63 @@ _ADVERBS = frozenset(
     всё все ещё еще уже сейчас теперь всегда тоже также только никогда официально
     по-прежнему""".split()
 )
+# Chat fillers: discourse words and hedges that open or close a chat clause without being part
+# of a name ("btw pix depends on payments", "ok so the api depends on auth", "Ann works at Acme
+# lol", "billing depends on auth, I guess"). Kept, the name would be "btw pix", a second entity
+# beside "pix", and "I guess" an object. Stripped from a name's ends only while a word of the
+# name is left; a list part made only of them is no name. Lower-case word tuples, longest first.
+_FILLERS = """ok|okay|okey|so|yeah|yep|yup|oh|hey|hi|hello|btw|fyi|pls|please|and|but|um|
+uh|hmm|hm|anyway|anyways|basically|guys|folks|lol|haha|hahaha|right|too|as well|though|
+heads up|i think|i think that|i guess|i believe|i heard|i heard that|i suppose|it seems|
+it seems that|looks like|seems like|just so you know|you know|então|entao|tipo|aliás|alias|olha|ah|ei|oi|pessoal|gente|mas|né|ne|enfim|kkk|kkkk|rs|tb|tbm|acho que|eu acho que|
+parece que|sabia que|fiquei sabendo que|pelo jeito|кстати|ну|короче|вот|итак|а|но|слушай|
+слушайте|ребят|ребята|коллеги|кажется|похоже|вроде|впрочем|блин|ок|окей|в общем|я думаю|
+мне кажется|по-моему|похоже что|кажется что|говорят|как я понял"""
+_FILLER_PHRASES = tuple(
+    sorted({tuple(p.split()) for p in _FILLERS.replace("\n", "").split("|")}, key=len, reverse=True)
+)
+# a negation just before the predicate: "billing does not depend on auth" states no fact
+_NEGATIONS = frozenset(
+    """not never nor doesnt dont didnt isnt arent wasnt werent wont cant não nao nunca jamais
+    nem не ни никогда нет""".split()
+)
+
+
+def _filler_at(words: list[str], end: bool) -> int:
+    """How many words a filler phrase takes at the start (or end) of words, 0 for none."""
+    low = [w.lower().strip(",:;!?.") for w in words]
+    for phrase in _FILLER_PHRASES:
+        n = len(phrase)
+        if n <= len(low) and tuple(low[-n:] if end else low[:n]) == phrase:
+            return n
+    return 0
+
+
+def _strip_fillers(words: list[str]) -> list[str]:
+    """A name's words without chat fillers (and the articles they hid) at either end."""
+    while True:
+        before = len(words)
+        n = _filler_at(words, end=False)
+        if n and n < len(words):
+            words = _strip_leading(words[n:])
+        n = _filler_at(words, end=True)
+        if n and n < len(words):
+            words = words[:-n]
+        words = _strip_adverbs(words)
+        if len(words) == before:
+            return words
+
+
+def _negated(head: str, last: int = 3) -> bool:
+    """A negation among the last words before the predicate ("does not", "doesn't", "não",
+    "больше не"): the clause denies the fact rather than stating it."""
+    tail = [w.lower().strip(",:;!?.") for w in head.split()[-last:]]
+    # "no" alone is the Portuguese "no" (em + o) as often as a denial: only "no longer" counts
+    return any(w in _NEGATIONS or w.endswith(("n't", "n’t")) for w in tail) or " ".join(
+        tail
+    ).endswith("no longer")
+
+
 # a comma part that starts with one of these describes the name before it ("Bob, our CEO")
 _APPOSITION_LEAD = frozenset(
     "our my his her their your nosso nossa meu minha seu sua dele dela наш наша наше наши мой моя "
@@ -70,6 +127,7 @@ class ParsedClause:
     subject: str
     predicate: Predicate
     objects: tuple[str, ...]
+    negated: bool = False  # "billing does not depend on auth": denies the fact, states none
 
 
 def _strip_leading(words: list[str], extra: frozenset[str] = frozenset()) -> list[str]:
@@ -93,11 +151,15 @@ def _subject_words(head: str, extra: frozenset[str]) -> list[str]:
         parts = parts[:-1]
         if len(parts) > 1 and parts[-1].split()[0].lower() in _APPOSITION_LEAD:
             parts = parts[:-1]
-    return _strip_adverbs(_strip_leading(parts[-1].split(), extra))
+    last = parts[-1].rsplit(": ", 1)[-1]  # "update: Ann works at Acme": the name is after it
+    return _strip_fillers(_strip_adverbs(_strip_leading(last.split(), extra)))
 
 
 def _object_words(part: str) -> list[str]:
-    words = _strip_adverbs(_strip_leading(_RELATIVE.sub("", part).split()))
+    words = _RELATIVE.sub("", part).split()
+    if _filler_at(words, end=False) == len(words) or _negated(part, len(words)):
+        return []  # ", I guess", ", right": a tag; "and doesn't run on Linux": a denial
+    words = _strip_fillers(_strip_adverbs(_strip_leading(words)))
     proper = next((i for i, w in enumerate(words) if w[:1].isupper()), None)
     if proper and all(w.lower() in _PREPOSITIONS | _PLACE_WORDS for w in words[:proper]):
         words = words[proper:]
@@ -129,19 +191,27 @@ class OfflineExtractor:
             match = self._pattern.search(clause)
             if match is None:
                 continue
-            subject = " ".join(_subject_words(clause[: match.start()], extra))
-            out.extend(self._clauses(subject, match, clause))
+            head = clause[: match.start()]
+            subject = " ".join(_subject_words(head, extra))
+            out.extend(self._clauses(subject, match, clause, negated=_negated(head)))
         return out
 
-    def _clauses(self, subject: str, match: re.Match[str], clause: str) -> list[ParsedClause]:
+    def _clauses(
+        self, subject: str, match: re.Match[str], clause: str, *, negated: bool
+    ) -> list[ParsedClause]:
         """One clause per predicate: "X uses Python and runs on Linux" states two facts."""
-        groups: list[tuple[Predicate, list[str]]] = [(self._forms[match.group(1).lower()], [])]
+        groups: list[tuple[Predicate, list[str], bool]] = [
+            (self._forms[match.group(1).lower()], [], negated)
+        ]
         pieces = _LIST_PARTS.split(clause[match.end() :])
         for n in range(0, len(pieces), 2):
             part = pieces[n].strip()
-            again = self._pattern.match(part)
-            if again:  # a list tail with its own verb is a new fact about the same subject
-                groups.append((self._forms[again.group(1).lower()], []))
+            again = self._pattern.search(part)
+            lead = part[: again.start()] if again else ""
+            if again and all(_negated(w) or w.lower() in _ADVERBS for w in lead.split()):
+                # a list tail with its own verb is a new fact about the same subject, denied if
+                # a negation leads it: "uses Python and doesn't run on Linux"
+                groups.append((self._forms[again.group(1).lower()], [], _negated(lead)))
                 part = part[again.end() :]
             words = _object_words(part)
             after_comma = n > 0 and pieces[n - 1].strip() == ","
@@ -150,10 +220,10 @@ class OfflineExtractor:
             if words:
                 groups[-1][1].append(" ".join(words))
         out = []
-        for pred, objects in groups:
+        for pred, objects, denied in groups:
             kept = objects[:1] if pred.cardinality == "one" else objects
             if subject or kept:
-                out.append(ParsedClause(subject, pred, tuple(kept)))
+                out.append(ParsedClause(subject, pred, tuple(kept), denied))
         return out
 
     def identifiers(self, text: str) -> tuple[str | None, tuple[str, ...], list[str]]:
@@ -215,7 +285,7 @@ class OfflineExtractor:
     def extract(self, text: str, known: KnownKind = lambda _name: None) -> list[TripleIn]:
         triples: list[TripleIn] = []
         for clause in self.parse(text):
-            if not clause.subject or len(clause.subject.split()) > MAX_NAME_WORDS:
+            if clause.negated or not clause.subject or len(clause.subject.split()) > MAX_NAME_WORDS:
                 continue
             subject, s_ident, s_hint = self._ident(clause.subject)
             s_kind = self._kind(subject, clause.predicate.domain, known, s_hint)

@@ -160,3 +160,47 @@ def test_two_ids_under_one_name_are_two_things_even_across_worlds() -> None:
     # without ids, one name in two topic worlds is one thing seen twice
     seen_twice = name_mentions(index, "что купила Ромашка?", {"w1", "w2"})
     assert sorted(seen_twice.found) == ["a", "b"] and seen_twice.ambiguous == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("btw pix depende de payments", ("pix", "DEPENDS_ON", "payments")),
+        ("ok so the api depends on auth", ("api", "DEPENDS_ON", "auth")),
+        ("I think the api depends on auth, right?", ("api", "DEPENDS_ON", "auth")),
+        ("update: Ann works at Acme lol", ("Ann", "WORKS_AT", "Acme")),
+        ("Ann works at Acme too", ("Ann", "WORKS_AT", "Acme")),
+        ("billing runs on postgres, I guess", ("billing", "USES", "postgres")),
+        ("acho que o checkout depende do pix", ("checkout", "DEPENDS_ON", "pix")),
+        ("aliás a Ana trabalha na Acme", ("Ana", "WORKS_AT", "Acme")),
+        ("ну короче биллинг зависит от платежей", ("биллинг", "DEPENDS_ON", "платежи")),
+        ("кстати чекаут зависит от антифрода", ("чекаут", "DEPENDS_ON", "антифрод")),
+        # a filler word that is the whole name, or part of a longer one, stays
+        ("the data team reports to Bob", ("data team", "REPORTS_TO", "Bob")),
+        ("Ana trabalha no Itaú", ("Ana", "WORKS_AT", "Itaú")),
+    ],
+)
+def test_chat_fillers_are_no_part_of_a_name(text: str, expected: tuple[str, str, str]) -> None:
+    triples = EXTRACTOR.extract(text)
+    assert [(t.subject, t.predicate, t.object) for t in triples] == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "billing does not depend on auth",
+        "billing doesn't depend on auth",
+        "Ann no longer works at Acme",
+        "o billing não depende do auth",
+        "a Ana não trabalha na Acme",
+        "биллинг не зависит от платежей",
+        "Анна больше не работает в Яндексе",
+    ],
+)
+def test_a_denial_states_no_fact(text: str) -> None:
+    assert EXTRACTOR.extract(text) == []
+
+
+def test_a_denied_list_tail_is_dropped_and_the_rest_kept() -> None:
+    triples = EXTRACTOR.extract("billing uses python and doesn't run on linux")
+    assert [(t.subject, t.predicate, t.object) for t in triples] == [("billing", "USES", "python")]

@@ -211,3 +211,16 @@ async def test_an_import_keeps_stated_lemma_twins_apart_too(core: Core) -> None:
     await core.remember_many("c", items)
     assert (await core.stats("c"))["entities"] == 7
     assert [f.subject for f in await core.facts("c", "Ромашки")] == ["Maria"]
+
+
+async def test_a_filler_word_makes_no_second_entity_and_a_denial_no_fact(core: Core) -> None:
+    await said(
+        core,
+        "btw pix depende de payments",
+        "pix depende de ledger",
+        "billing does not depend on auth",
+        "биллинг не зависит от платежей",
+    )
+    assert sorted(f.object for f in await core.facts("c", "pix")) == ["ledger", "payments"]
+    names = {f.subject for f in await core.facts("c")} | {f.object for f in await core.facts("c")}
+    assert names == {"pix", "payments", "ledger"}
