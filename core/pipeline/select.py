@@ -190,8 +190,22 @@ def yes_no_answer(
             continue
         subj = literal_entities(store, c.subject, worlds)
         obj = literal_entities(store, c.objects[0], worlds)
-        if not subj or not obj:
+        if not subj and not obj:
             continue
+        if not subj or not obj:
+            # "does billing depend on stripe?" with nothing known about billing: a plain no,
+            # not stripe's other facts, which would read as an answer about something else
+            written = (c.subject, c.predicate.name, clean_name(c.objects[0]))
+            line = yes_no_line(
+                ontology,
+                lang,
+                holds=False,
+                subject=store.entities[subj[0]].name if subj else written[0],
+                predicate=written[1],
+                obj=store.entities[obj[0]].name if obj else written[2],
+                chain=[],
+            )
+            return line, []
         pred = c.predicate.name
         hop = max_hops.get(pred, default_hops)
         chain = predicate_chain(store, subj[0], obj[0], pred, hop)

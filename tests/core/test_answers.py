@@ -61,6 +61,25 @@ async def test_yes_no_in_three_languages_and_word_orders(
 
 
 @pytest.mark.parametrize(
+    ("lang", "question", "no", "unknown"),
+    [
+        ("en", "Does billing depend on antifraud?", "No", "billing"),
+        ("pt", "O faturamento depende do antifraude?", "Não", "faturamento"),
+        ("ru", "Зависит ли биллинг от антифрода?", "Нет", "биллинг"),
+    ],
+)
+async def test_a_yes_no_question_about_an_unknown_name_is_a_no_not_other_facts(
+    real_core: Core, lang: str, question: str, no: str, unknown: str
+) -> None:
+    # antifraud is known, billing is not: its facts about payments are no answer to this
+    await _tell(real_core, lang, *CHAINS[lang])
+    got = await real_core.ask(lang, question)
+    assert got.answer.startswith(no), got.answer
+    assert unknown in got.answer
+    assert not got.paths
+
+
+@pytest.mark.parametrize(
     ("lang", "question", "value", "label"),
     [
         ("en", "Which policy applies to checkout?", "encryption at rest", "Policy:"),
