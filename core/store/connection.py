@@ -150,6 +150,13 @@ class KuzuConnection:
             if self.shard.writes >= 200:
                 self.shard.checkpoint()
 
+    def _commit_and_begin(self) -> None:
+        """Inside the outermost transaction (its lock held): commit what it wrote so far and
+        begin the next one, which the outer transaction then commits or rolls back."""
+        self.shard.execute("COMMIT", {})
+        self.shard.wrote()
+        self.shard.execute("BEGIN TRANSACTION", {})
+
     def _transaction(self) -> Iterator[None]:
         try:
             self.shard.execute("BEGIN TRANSACTION", {})

@@ -6,7 +6,7 @@ confidence combined) and a cardinality-one predicate keeps its newest value.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -65,6 +65,10 @@ class WorldMerger(MessageLog):
         self._joined.update(entity_ids)
         self._joined_at = now
 
+    def apart(self) -> AbstractContextManager[None]:
+        """The transaction of a world merge (WorldMover.apart: its own, even in a batch)."""
+        return self.transaction()
+
     def merge_worlds(
         self, src: str, dst: str, centroid: npt.NDArray[np.float32], now: datetime
     ) -> dict[str, int]:
@@ -86,7 +90,7 @@ class WorldMerger(MessageLog):
         # a unified entity's facts and mentions move to the entity it joins, duplicates fold,
         # see _consolidate) instead of being dropped and reloaded from the whole FACT table:
         # a reload cost ~0.3 s at 10,000 facts, once per merge of a bulk import (bench/bulk.py).
-        with self._graph_kept() as graph, self.transaction():
+        with self._graph_kept() as graph, self.apart():
             # read before anything is written: once this transaction has created fact
             # edges, kuzu 0.11.3 returned some of them for another entity's pattern (the
             # copies of "crm DEPENDS_ON search" came back as facts of billing and auth, and

@@ -79,3 +79,53 @@ def test_a_merge_unifying_many_entities_keeps_every_fact_on_its_own_entities(
             assert names == {("w1", n) for n in ("crm", "search", "billing", "auth", "etl")}
     finally:
         store.close()
+
+
+class _BatchFailed(Exception):
+    """The failure a test injects after a merge inside a batch."""
+
+
+def test_a_merge_inside_a_bulk_batch_commits_apart_from_the_batch(tmp_path: Path) -> None:
+    """An import batch (COPY) that merges worlds commits what it wrote before the merge, then
+    the merge, then goes on in a new transaction: a batch that fails afterwards rolls back only
+    its rows written after the merge. With the merge in the batch's transaction, kuzu 0.11.3
+    lost sight of later changes to stored facts and crashed rolling the batch back (SIGSEGV,
+    a 10,000-message import; core/store/regroup.py WorldMover.apart)."""
+    store = ChatStore(tmp_path / "shard", dim=EMB.dim, model_name=EMB.model_name, chat="c")
+    try:
+        for w in ("w1", "w2"):
+            store.upsert_world(WorldRow(w, w, EMB.embed([w])[0], 5, NOW, NOW, ""))
+
+        def said(n: int, world: str, s: str, o: str) -> None:
+            ts = NOW + timedelta(minutes=n)
+            text = f"{s} depends on {o}"
+            store.add_message(
+                message_id=f"m{n}",
+                author="a",
+                text=text,
+                ts=ts,
+                world=world,
+                extraction="offline",
+                embedding=EMB.embed([text])[0],
+            )
+            fact = PlannedFact(_entity(world, s), "DEPENDS_ON", _entity(world, o), 0.8, False)
+            store.write_facts([fact], source=f"m{n}", now=ts, world=world)
+
+        try:
+            with store.staged():
+                said(1, "w1", "crm", "search")
+                said(2, "w2", "crm", "billing")
+                store.merge_worlds("w2", "w1", np.asarray(EMB.embed(["w1"])[0]), NOW)
+                said(3, "w1", "etl", "search")
+                raise _BatchFailed
+        except _BatchFailed:
+            pass
+        reopened = ChatStore(tmp_path / "shard", dim=EMB.dim, model_name=EMB.model_name, chat="c")
+        data = reopened.export()
+        assert sorted(m["id"] for m in data["messages"]) == ["m1", "m2"]
+        assert {m["world"] for m in data["messages"]} == {"w1"}
+        got = sorted((f["subject"], f["object"], f["world"]) for f in data["facts"])
+        assert got == [("crm", "billing", "w1"), ("crm", "search", "w1")]
+        reopened.close()
+    finally:
+        store.close()
