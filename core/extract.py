@@ -42,7 +42,7 @@ _FILLERS = """ok|okay|okey|so|yeah|yep|yup|oh|hey|hi|hello|btw|fyi|pls|please|an
 uh|hmm|hm|anyway|anyways|basically|guys|folks|lol|haha|hahaha|right|too|as well|though|
 heads up|i think|i think that|i guess|i believe|i heard|i heard that|i suppose|it seems|
 it seems that|looks like|seems like|just so you know|you know|então|entao|tipo|aliás|alias|olha|ah|ei|oi|pessoal|gente|mas|né|ne|enfim|kkk|kkkk|rs|tb|tbm|acho que|eu acho que|
-parece que|sabia que|fiquei sabendo que|pelo jeito|кстати|ну|короче|вот|итак|а|но|слушай|
+parece que|sabia que|fiquei sabendo que|pelo jeito|blz|beleza|valeu|vlw|кстати|ну|короче|вот|итак|а|но|слушай|
 слушайте|ребят|ребята|коллеги|кажется|похоже|вроде|впрочем|блин|ок|окей|в общем|я думаю|
 мне кажется|по-моему|похоже что|кажется что|говорят|как я понял"""
 _FILLER_PHRASES = tuple(
@@ -88,6 +88,23 @@ def _negated(head: str, last: int = 3) -> bool:
     return any(w in _NEGATIONS or w.endswith(("n't", "n’t")) for w in tail) or " ".join(
         tail
     ).endswith("no longer")
+
+
+# what sits between a name and its denied verb: "billing does not", "Ann is no longer",
+# "Анна больше не", "a Ana já não"
+_DENIAL_WORDS = frozenset(
+    """does do did is are was were will has have had no longer not never mais já ainda больше
+    уже""".split()
+)
+
+
+def _before_negation(words: list[str]) -> list[str]:
+    """A denied clause's subject without the negation and the words that lead to it."""
+    while len(words) > 1 and (
+        words[-1].lower() in _DENIAL_WORDS | _NEGATIONS or words[-1].lower().endswith("n't")
+    ):
+        words = words[:-1]
+    return words
 
 
 # a comma part that starts with one of these describes the name before it ("Bob, our CEO")
@@ -281,6 +298,21 @@ class OfflineExtractor:
             if not allowed or hint in allowed:
                 return hint
         return allowed[0] if allowed else (kind or "concept")
+
+    def denials(self, text: str) -> list[tuple[str, str, str]]:
+        """(subject, predicate, object) names of the facts a text denies ("Ann no longer works
+        at Acme", "billing does not depend on auth"), as written; closed by the writer when
+        the world holds them (Ingest.apply)."""
+        out = []
+        for clause in self.parse(text):
+            if not clause.negated or not clause.subject:
+                continue
+            subject = self._ident(" ".join(_before_negation(clause.subject.split())))[0]
+            for raw in clause.objects:
+                obj = nominative(self._ident(raw)[0])
+                if subject and obj:
+                    out.append((subject, clause.predicate.name, obj))
+        return out
 
     def extract(self, text: str, known: KnownKind = lambda _name: None) -> list[TripleIn]:
         triples: list[TripleIn] = []

@@ -56,6 +56,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Recusei {n}: {reasons}.",
         "ru": "Отклонено {n}: {reasons}.",
     },
+    "closed": {
+        "en": "{n} earlier fact(s) marked as no longer true.",
+        "pt": "{n} fato(s) anterior(es) marcado(s) como não mais válido(s).",
+        "ru": "Фактов отмечено как неактуальные: {n}.",
+    },
     "noted": {
         "en": "Noted (no facts recognised).",
         "pt": "Anotado (nenhum fato reconhecido).",

@@ -237,12 +237,27 @@ class Ingest(Writer):
         status: Extraction,
     ) -> IngestResult:
         world = store.resolve_world(world)  # merged while the LLM was extracting: the survivor
+        denied: list[tuple[str, str, str]] = []
         if triples is None:
             triples = self.extract_offline(store, world, text)
+            denied = self._denied(store, world, text)
         result = self.write_triples(store, triples, source=msg_id, world=world)
+        if denied:  # "Ann no longer works at Acme": the stored fact is closed, not kept
+            result.superseded += store.deny_facts(denied, now=self.clock.now())
         if status != Extraction.OFFLINE:
             store.set_extraction(msg_id, status)
         return result
+
+    def _denied(self, store: GraphStore, world: str, text: str) -> list[tuple[str, str, str]]:
+        """The (subject id, predicate, object id) the text denies, of entities this world
+        knows by those names (offline extraction; with an LLM its prompt decides)."""
+        out = []
+        for subject, predicate, obj in self.extractor.denials(text):
+            s = store.by_key.get((world, name_key(subject)))
+            o = store.by_key.get((world, name_key(obj)))
+            if s and o:
+                out.append((s, predicate, o))
+        return out
 
     def extract_offline(self, store: GraphStore, world: str, text: str) -> list[TripleIn]:
         """The ontology's surface forms read in the text, names typed as the world knows them."""

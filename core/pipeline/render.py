@@ -16,6 +16,8 @@ def render_ingest_text(result: IngestResult, lang: str) -> str:
     if result.stored:
         parts.append(t("remembered", lang, n=len(result.stored)))
         parts.extend(f"• {f.subject} {f.predicate} {f.object}" for f in result.stored[:10])
+    if result.superseded:
+        parts.append(t("closed", lang, n=len(result.superseded)))
     if result.pending:
         parts.append(t("pending", lang, n=len(result.pending)))
     if result.rejected:

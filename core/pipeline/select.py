@@ -20,6 +20,12 @@ from ontology import Ontology
 
 MAX_NAME_NGRAM = 6
 YES_NO_STARTS = frozenset("does do did is are can was were será é o a".split())
+# the words of a question that asks for something rather than whether it holds
+_WH = frozenset(
+    """what which who whom whose where when why how que qual quais quem onde quando porque
+    por que como quanto quanta quantos quantas что какой какая какие каких какое какую кто где
+    когда почему зачем как сколько чем кого кому""".split()
+)
 _EDGE_PUNCT = re.compile(r"^[^\w]+|[^\w]+$")
 
 
@@ -193,6 +199,8 @@ def yes_no_answer(
         if not subj and not obj:
             continue
         if not subj or not obj:
+            if _WH & {w.lower().strip("?,.!") for w in question.split()}:
+                continue  # "which language does the API use?" asks, it does not check
             # "does billing depend on stripe?" with nothing known about billing: a plain no,
             # not stripe's other facts, which would read as an answer about something else
             written = (c.subject, c.predicate.name, clean_name(c.objects[0]))

@@ -73,6 +73,37 @@ class FactWriter(StagedWrites):
             )
         return outcome
 
+    def deny_facts(self, denied: Sequence[tuple[str, str, str]], *, now: datetime) -> list[str]:
+        """Close the active facts (subject id, predicate, object id) a message denies ("Ann
+        no longer works at Acme"): superseded, as a later value closes a single-valued one,
+        never erased. Returns the ids closed."""
+        closed: list[str] = []
+        changes: list[Callable[[ActiveGraph], None]] = []
+        change = changes.append if self._staged is None else _apply_to(self.active_graph())
+        self._graph_sync = True
+        try:
+            with self.transaction():
+                graph = self.active_graph()
+                for s, predicate, o in denied:
+                    for f in list(graph.out.get(s, {}).values()):
+                        if f.predicate != predicate or f.dst != o or f.id in closed:
+                            continue
+                        self._set_fact(
+                            f.id, (s, o), st=FactStatus.SUPERSEDED.value, now=_naive(now)
+                        )
+                        change(partial(ActiveGraph.remove, fact_id=f.id))
+                        self._fact_stat(f.world, -1, -float(f.confidence))
+                        closed.append(f.id)
+        except BaseException:
+            self._graph = None  # rolled back: rebuild from the database on next read
+            raise
+        finally:
+            self._graph_sync = False
+        if self._graph is not None:
+            for replay in changes:
+                replay(self._graph)
+        return closed
+
     def _mention(self, message_id: str, entity_id: str) -> None:
         if self._staged is not None and self._staged.mention(message_id, entity_id):
             return

@@ -80,6 +80,23 @@ async def test_a_yes_no_question_about_an_unknown_name_is_a_no_not_other_facts(
 
 
 @pytest.mark.parametrize(
+    ("lang", "question"),
+    [
+        ("en", "Which service depends on antifraud?"),
+        ("ru", "Какой сервис зависит от антифрода?"),
+        ("pt", "Qual serviço depende do antifraude?"),
+    ],
+)
+async def test_a_question_that_asks_is_not_answered_like_a_yes_no_one(
+    real_core: Core, lang: str, question: str
+) -> None:
+    # "service" is no name the chat knows, yet the question asks which one: not a "no"
+    await _tell(real_core, lang, *CHAINS[lang])
+    got = await real_core.ask(lang, question)
+    assert not got.answer.startswith(("No,", "Não,", "Нет,")), got.answer
+
+
+@pytest.mark.parametrize(
     ("lang", "question", "value", "label"),
     [
         ("en", "Which policy applies to checkout?", "encryption at rest", "Policy:"),

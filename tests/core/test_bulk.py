@@ -48,6 +48,8 @@ ITEMS = [
         message_id="f3",
         triple=fact("low", "service", "USES", "conf", "service", confidence=0.3),
     ),
+    # a denial closes the fact it denies, here one the same batch wrote
+    ImportItem(author="Пётр", message_id="m5", text="сервис billing больше не зависит от ledger"),
 ]
 
 
@@ -112,6 +114,7 @@ async def test_bulk_gives_what_one_line_at_a_time_gives(
     assert shapes[8][0] is True  # the repeated message id
     assert shapes[9] == ("error", "InvalidInput")
     assert shapes[11][3] == 1  # low confidence: pending review
+    assert shapes[12][5] == 1  # the denial closed billing DEPENDS_ON ledger
 
 
 async def test_bulk_batches_follow_one_another(core: Core) -> None:

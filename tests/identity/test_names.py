@@ -171,6 +171,7 @@ def test_two_ids_under_one_name_are_two_things_even_across_worlds() -> None:
         ("update: Ann works at Acme lol", ("Ann", "WORKS_AT", "Acme")),
         ("Ann works at Acme too", ("Ann", "WORKS_AT", "Acme")),
         ("billing runs on postgres, I guess", ("billing", "USES", "postgres")),
+        ("o billing depende do ledger, blz", ("billing", "DEPENDS_ON", "ledger")),
         ("acho que o checkout depende do pix", ("checkout", "DEPENDS_ON", "pix")),
         ("aliás a Ana trabalha na Acme", ("Ana", "WORKS_AT", "Acme")),
         ("ну короче биллинг зависит от платежей", ("биллинг", "DEPENDS_ON", "платежи")),
@@ -199,6 +200,23 @@ def test_chat_fillers_are_no_part_of_a_name(text: str, expected: tuple[str, str,
 )
 def test_a_denial_states_no_fact(text: str) -> None:
     assert EXTRACTOR.extract(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        ("Ann no longer works at Acme", ("Ann", "WORKS_AT", "Acme")),
+        ("billing doesn't depend on auth", ("billing", "DEPENDS_ON", "auth")),
+        ("o billing não depende do auth", ("billing", "DEPENDS_ON", "auth")),
+        ("Анна больше не работает в Яндексе", ("Анна", "WORKS_AT", "Яндекс")),
+    ],
+)
+def test_a_denial_names_the_fact_it_denies(text: str, denied: tuple[str, str, str]) -> None:
+    assert EXTRACTOR.denials(text) == [denied]
+
+
+def test_a_statement_denies_nothing() -> None:
+    assert EXTRACTOR.denials("Ann works at Acme and reports to Bob") == []
 
 
 def test_a_denied_list_tail_is_dropped_and_the_rest_kept() -> None:

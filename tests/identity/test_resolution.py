@@ -224,3 +224,15 @@ async def test_a_filler_word_makes_no_second_entity_and_a_denial_no_fact(core: C
     assert sorted(f.object for f in await core.facts("c", "pix")) == ["ledger", "payments"]
     names = {f.subject for f in await core.facts("c")} | {f.object for f in await core.facts("c")}
     assert names == {"pix", "payments", "ledger"}
+
+
+async def test_a_denial_closes_the_fact_it_denies_and_keeps_it_as_history(core: Core) -> None:
+    await said(core, "Ann works at Acme", "Ann reports to Bob", "billing depends on auth")
+    await said(core, "Ann no longer works at Acme", "billing does not depend on auth")
+    active = {(f.subject, f.predicate, f.object) for f in await core.facts("c")}
+    assert active == {("Ann", "REPORTS_TO", "Bob")}
+    history = {(f.object, f.status) for f in await core.facts("c", "Ann", history=True)}
+    assert ("Acme", "superseded") in history
+    # a denial of something never stated changes nothing
+    await said(core, "Ann does not report to Carol")
+    assert {f.object for f in await core.facts("c")} == {"Bob"}
