@@ -11,7 +11,7 @@ The message's own rank breaks ties and lets a strong message win over a weak one
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -76,9 +76,13 @@ def pick_quote(
     idf: Callable[[str], float],
     entity_names: Sequence[str] = (),
     skip: frozenset[str] = frozenset(),
+    outdated: Set[str] = frozenset(),
 ) -> Quote | None:
     """The best sentence among the first evidence messages, or None when none answers.
-    `skip`: words that mark a stored explicit fact (the ontology's predicate names)."""
+    `skip`: words that mark a stored explicit fact (the ontology's predicate names);
+    `outdated`: messages whose facts about the question's entities a later message replaced
+    ("Ann works at Acme" once "Ann works at Globex" came): quoted, they would answer with
+    what no longer holds, so they do not compete."""
     terms = set(index_tokens(question))
     terms = (terms | equivalents(terms)) - _FILLER  # a sentence in another language too
     # the question's entities and the names it writes capitalised ("SSO", "Starter")
@@ -87,8 +91,9 @@ def pick_quote(
     )
     amount = asks_amount(question)
     best: Quote | None = None
-    top = max((h.score for h in hits[:CANDIDATES]), default=0.0) or 1.0
-    for h in hits[:CANDIDATES]:
+    candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
+    top = max((h.score for h in candidates), default=0.0) or 1.0
+    for h in candidates:
         parts = sentences(h.text)
         for i, sentence in enumerate(parts):
             if skip and any(w in skip for w in sentence.split()):

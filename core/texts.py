@@ -25,6 +25,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Não, não tenho fato de que {fact}.",
         "ru": "Нет, у меня нет факта, что {fact}.",
     },
+    "instead": {
+        "en": "What holds now: {fact}.",
+        "pt": "O que vale agora: {fact}.",
+        "ru": "Сейчас верно: {fact}.",
+    },
     "reverse": {
         "en": "The other way round is known: {path}.",
         "pt": "O contrário é conhecido: {path}.",

@@ -237,6 +237,7 @@ class Retriever(Stage):
                     idf=store.recall.idf,
                     entity_names=[store.entities[e].name for e in literal],
                     skip=self._predicate_names,
+                    outdated=store.outdated_sources(literal),
                 ),
                 prefer_quote=is_when_question(question),
             ),

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.answering import KindAsked, yes_no_line
+from core.answering import KindAsked, predicate_phrase, yes_no_line
 from core.extract import ParsedClause
 from core.identity import NameIndex
 from core.language import clean_name, detect_language, key_tokens
@@ -16,6 +16,7 @@ from core.models import FactView
 from core.ports import GraphStore
 from core.retrieval import directional_reach, expand_hops, path_to
 from core.rows import Edge
+from core.texts import t
 from ontology import Ontology
 
 MAX_NAME_NGRAM = 6
@@ -213,6 +214,9 @@ def yes_no_answer(
                 obj=store.entities[obj[0]].name if obj else written[2],
                 chain=[],
             )
+            now = current_value(store, subj[0], c.predicate.name, ontology) if subj else []
+            if now:
+                return line + " " + instead_line(store, now[0], ontology, lang), now
             return line, []
         pred = c.predicate.name
         hop = max_hops.get(pred, default_hops)
@@ -220,6 +224,7 @@ def yes_no_answer(
         holds = bool(chain)
         if not holds:  # the other direction, when known, explains the "no"
             chain = predicate_chain(store, obj[0], subj[0], pred, hop)
+        now = [] if holds or chain else current_value(store, subj[0], pred, ontology)
         text = yes_no_line(
             ontology,
             lang,
@@ -229,8 +234,24 @@ def yes_no_answer(
             obj=store.entities[obj[0]].name,
             chain=chain_names(store, chain),
         )
+        if now:  # "does Ann work at Acme?" after "Ann works at Globex": no, and what holds
+            return text + " " + instead_line(store, now[0], ontology, lang), now
         return text, chain
     return None
+
+
+def instead_line(store: GraphStore, edge: Edge, ontology: Ontology, lang: str) -> str:
+    phrase = predicate_phrase(ontology, edge.predicate, lang)
+    fact = f"{store.entities[edge.src].name} {phrase} {store.entities[edge.dst].name}"
+    return t("instead", lang, fact=fact)
+
+
+def current_value(store: GraphStore, subject: str, pred: str, ontology: Ontology) -> list[Edge]:
+    """The subject's active fact of a single-valued predicate (its one current value)."""
+    spec = ontology.predicates.get(pred)
+    if spec is None or spec.cardinality != "one":
+        return []
+    return [e for e in store.edges_from([subject]) if e.predicate == pred][:1]
 
 
 def chain_names(store: GraphStore, chain: list[Edge]) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -45,6 +46,9 @@ class ActiveGraph:
         # 1k facts in one shard, measured; growing with every chat of the shard)
         self.provenance: dict[str, tuple[datetime, list[str]]] = {}
         self.touching: dict[str, dict[str, None]] = {}
+        # facts a later one replaced (a new single value, a denial): their source messages
+        # are outdated about those facts' ends, and an answer must not quote them as current
+        self.superseded: set[str] = set()
 
     def add(self, fact: ActiveFact) -> None:
         self.by_id[fact.id] = fact
@@ -65,6 +69,32 @@ class ActiveGraph:
         if fact is not None:
             self.out.get(fact.src, {}).pop(fact_id, None)
             self.inn.get(fact.dst, {}).pop(fact_id, None)
+
+    def supersede(self, fact_id: str) -> None:
+        """An active fact closed by a later one: history now, its provenance stays."""
+        self.remove(fact_id)
+        self.superseded.add(fact_id)
+
+    def forget(self, fact_id: str, ends: Sequence[str]) -> None:
+        """A fact deleted (a duplicate folded into another): no trace of it is left."""
+        self.remove(fact_id)
+        self.provenance.pop(fact_id, None)
+        self.superseded.discard(fact_id)
+        for end in ends:
+            self.touching.get(end, {}).pop(fact_id, None)
+
+    def outdated_sources(self, entity_ids: Sequence[str]) -> set[str]:
+        """Messages that said a since-superseded fact about one of the entities and no fact
+        about them that still stands ("Ann works at Acme" once "Ann works at Globex" came)."""
+        old: set[str] = set()
+        current: set[str] = set()
+        for fact_id in {f for e in entity_ids for f in self.touching.get(e, ())}:
+            sources = self.provenance[fact_id][1]
+            if fact_id in self.superseded:
+                old.update(sources)
+            elif fact_id in self.by_id:
+                current.update(sources)
+        return old - current
 
     def mention(self, message_id: str, entity_id: str) -> None:
         self.mentions.setdefault(entity_id, {})[message_id] = None

@@ -91,7 +91,7 @@ class FactWriter(StagedWrites):
                         self._set_fact(
                             f.id, (s, o), st=FactStatus.SUPERSEDED.value, now=_naive(now)
                         )
-                        change(partial(ActiveGraph.remove, fact_id=f.id))
+                        change(partial(ActiveGraph.supersede, fact_id=f.id))
                         self._fact_stat(f.world, -1, -float(f.confidence))
                         closed.append(f.id)
         except BaseException:
@@ -177,7 +177,7 @@ class FactWriter(StagedWrites):
                 ends = (fact.subject.id, obj_id)
                 self._set_fact(fact_id, ends, st=FactStatus.SUPERSEDED.value, now=_naive(now))
                 closed.append(fact_id)
-                change(partial(ActiveGraph.remove, fact_id=fact_id))
+                change(partial(ActiveGraph.supersede, fact_id=fact_id))
                 self._fact_stat(fact_world or world, -1, -float(conf))
         fact_id = new_id("f")
         sources = [source] if source else []

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from core.models import FactView
+from core.models import FactStatus, FactView
 from core.rows import (
     Edge,
 )
@@ -52,6 +52,8 @@ class GraphReader(FactWriter):
             ):
                 if r[8] != "active":  # history: its provenance only
                     graph.record(r[0], r[1], r[2], _utc(r[5]) or _EPOCH, list(r[6] or []))
+                    if r[8] == FactStatus.SUPERSEDED.value:
+                        graph.superseded.add(r[0])
                     continue
                 graph.add(
                     ActiveFact(

@@ -281,10 +281,7 @@ class WorldMerger(MessageLog):
             if graph is not None:  # as a reload would read them
                 _reconfirm(graph, fact_id=keep[0], confidence=1.0 - miss, sources=list(sources))
                 for r in extra:
-                    graph.remove(r[0])
-                    graph.provenance.pop(r[0], None)
-                    for end in (r[1], r[3]):
-                        graph.touching.get(end, {}).pop(r[0], None)
+                    graph.forget(r[0], (r[1], r[3]))
         values: dict[tuple[str, str], list[list[Any]]] = {}
         for row in live:
             if row[2] in self.single_valued:
@@ -307,6 +304,6 @@ class WorldMerger(MessageLog):
                     },
                 )
                 if graph is not None:
-                    graph.remove(r[0])  # history now: its provenance stays
+                    graph.supersede(r[0])  # history now: its provenance stays
             closed += len(group) - 1
         return folded, closed

@@ -131,6 +131,11 @@ class MessageLog(GraphReader):
                     out.setdefault(src)
         return list(out)
 
+    def outdated_sources(self, entity_ids: Sequence[str]) -> set[str]:
+        """Messages whose facts about these entities were all superseded since (see
+        ActiveGraph.outdated_sources): history, not what holds now."""
+        return self.active_graph().outdated_sources(entity_ids) if entity_ids else set()
+
     def repair_vectors(
         self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256
     ) -> int:

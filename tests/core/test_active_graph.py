@@ -40,6 +40,7 @@ def snapshot(
     dict[str, list[str]],
     dict[str, list[str]],
     set[str],
+    dict[str, list[str]],
 ]:
     graph = store.active_graph()
     facts = {
@@ -48,7 +49,8 @@ def snapshot(
     }
     mentions = {e: store.mentions_of([e]) for e in store.entities}
     sources = {e: store.fact_sources([e]) for e in store.entities}  # any status, in memory
-    return facts, mentions, sources, read_edges(store)
+    outdated = {e: sorted(store.outdated_sources([e])) for e in store.entities}
+    return facts, mentions, sources, read_edges(store), outdated
 
 
 def read_edges(store: ChatStore) -> set[str]:
@@ -96,6 +98,11 @@ async def test_active_graph_follows_every_write(tmp_path: Path, ontology: Ontolo
         chat, lambda s: [s.fact_sources([e]) for e, ent in s.entities.items() if ent.name == "Acme"]
     )
     assert [len(h) for h in history] == [2]  # the superseded fact's message is evidence too
+    outdated = await core.pool.run(
+        chat,
+        lambda s: [s.outdated_sources([e]) for e, ent in s.entities.items() if ent.name == "Acme"],
+    )
+    assert [len(o) for o in outdated] == [1]  # the first value's message: history now
 
     await core.ask(chat, "what does checkout depend on?")
     await core.forget_entity(chat, "antifraud")  # DETACH DELETE

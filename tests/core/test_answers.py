@@ -3,13 +3,17 @@ the question's language, from messages as well as facts, and nothing that reads 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from core.models import IncomingMessage
+from core.ports import Embedder
 from core.service import Core
 from core.texts import t
+from ontology import Ontology
+from tests.conftest import build_core
 
 CHAINS = {
     "en": ["checkout depends on payments", "payments depends on antifraud"],
@@ -190,3 +194,26 @@ async def test_a_lead_in_before_a_colon_is_quoted_with_what_follows(real_core: C
     )
     answer = (await real_core.ask("c", "where does the data live?")).answer
     assert answer.startswith("“Where the data lives: customer data is hosted in Frankfurt.”")
+
+
+async def test_a_replaced_value_is_not_quoted_as_what_holds_now(
+    tmp_path: Path, ontology: Ontology, real_embedder: Embedder
+) -> None:
+    """ "Ann works at Acme", then "Ann works at Globex": the first message is history. Quoted,
+    it answered "where does Ann work?" with Acme; after a restart as well as live."""
+    data = tmp_path / "data"
+    core = build_core(data, real_embedder, ontology)
+    day = datetime(2026, 11, 2, tzinfo=UTC)
+    await core.remember("c", author="Bob", text="Ann works at Acme", ts=day)
+    await core.remember("c", author="Bob", text="Ann works at Globex", ts=day + timedelta(days=3))
+    for restarted in (False, True):
+        if restarted:
+            await core.close()
+            core = build_core(data, real_embedder, ontology)
+        where = (await core.ask("c", "where does Ann work?")).answer
+        assert "Globex" in where and "Acme" not in where, (restarted, where)
+        no = (await core.ask("c", "does Ann work at Acme?")).answer
+        assert no.startswith("No") and no.endswith("Ann works at Globex."), no
+        pt = (await core.ask("c", "a Ann trabalha na Acme?")).answer
+        assert pt.startswith("Não") and "Globex" in pt, pt
+    await core.close()
