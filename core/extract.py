@@ -40,6 +40,7 @@ _ADVERBS = frozenset(
 # name is left; a list part made only of them is no name. Lower-case word tuples, longest first.
 _FILLERS = """ok|okay|okey|so|yeah|yep|yup|oh|hey|hi|hello|btw|fyi|pls|please|and|but|um|
 uh|hmm|hm|anyway|anyways|basically|guys|folks|lol|haha|hahaha|right|too|as well|though|
+anymore|any more|
 heads up|i think|i think that|i guess|i believe|i heard|i heard that|i suppose|it seems|
 it seems that|looks like|seems like|just so you know|you know|então|entao|tipo|aliás|alias|olha|ah|ei|oi|pessoal|gente|mas|né|ne|enfim|kkk|kkkk|rs|tb|tbm|acho que|eu acho que|
 parece que|sabia que|fiquei sabendo que|pelo jeito|blz|beleza|valeu|vlw|кстати|ну|короче|вот|итак|а|но|слушай|
@@ -96,6 +97,10 @@ _DENIAL_WORDS = frozenset(
     """does do did is are was were will has have had no longer not never mais já ainda больше
     уже""".split()
 )
+
+
+# Portuguese "no longer" wraps the verb: "a Ana não trabalha mais na Acme" denies "trabalha na"
+_NAO_MAIS = re.compile(r"\b(não|nao)\s+(\w+)\s+mais\s+", re.IGNORECASE)
 
 
 def _before_negation(words: list[str]) -> list[str]:
@@ -202,7 +207,7 @@ class OfflineExtractor:
         out: list[ParsedClause] = []
         extra = QUESTION_WORDS if question else frozenset()
         for clause in _CLAUSES.split(text):
-            clause = clause.strip().strip("?¿!")
+            clause = _NAO_MAIS.sub(r"\1 \2 ", clause.strip().strip("?¿!"))
             if not clause:
                 continue
             match = self._pattern.search(clause)

@@ -194,6 +194,7 @@ def test_chat_fillers_are_no_part_of_a_name(text: str, expected: tuple[str, str,
         "Ann no longer works at Acme",
         "o billing não depende do auth",
         "a Ana não trabalha na Acme",
+        "a Ana não trabalha mais na Acme",
         "биллинг не зависит от платежей",
         "Анна больше не работает в Яндексе",
     ],
@@ -209,6 +210,10 @@ def test_a_denial_states_no_fact(text: str) -> None:
         ("billing doesn't depend on auth", ("billing", "DEPENDS_ON", "auth")),
         ("o billing não depende do auth", ("billing", "DEPENDS_ON", "auth")),
         ("Анна больше не работает в Яндексе", ("Анна", "WORKS_AT", "Яндекс")),
+        ("a Ana não trabalha mais na Acme", ("Ana", "WORKS_AT", "Acme")),
+        ("o billing não depende mais do auth", ("billing", "DEPENDS_ON", "auth")),
+        ("Ann doesn't work at Acme anymore", ("Ann", "WORKS_AT", "Acme")),
+        ("billing does not depend on auth any more", ("billing", "DEPENDS_ON", "auth")),
     ],
 )
 def test_a_denial_names_the_fact_it_denies(text: str, denied: tuple[str, str, str]) -> None:

@@ -236,3 +236,6 @@ async def test_a_denial_closes_the_fact_it_denies_and_keeps_it_as_history(core: 
     # a denial of something never stated changes nothing
     await said(core, "Ann does not report to Carol")
     assert {f.object for f in await core.facts("c")} == {"Bob"}
+    # Portuguese wraps "no longer" round the verb
+    await said(core, "a Ana trabalha na Globex", "a Ana não trabalha mais na Globex")
+    assert "Globex" not in {f.object for f in await core.facts("c")}
