@@ -20,6 +20,8 @@ from core.recall import Hit, index_tokens
 from core.vocabulary import equivalents
 
 MAX_QUOTE_CHARS = 300
+# how an evidence message that a later one replaced is marked for a model (core/llm/prompts.py)
+REPLACED = " [replaced by a later message]"
 CANDIDATES = 5  # evidence messages whose sentences compete
 MIN_RELEVANCE = 1.0  # words + entities below this: better to say nothing was found
 ENTITY_WEIGHT = 1.5

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from core.llm.schema import INTENT_TOOL_NAME, INTENT_WANTS, TOOL_NAME
 from core.models import FactView
+from core.quote import REPLACED
 from ontology import Ontology
 
 MAX_KNOWN_ENTITIES = 300  # enough to reuse names; bounded so a big world cannot blow the prompt
@@ -109,7 +110,9 @@ their knowledge graph and the messages they wrote.
 
 1. Use only the facts, paths and evidence messages in the <data> block of the request. Use no
    other knowledge and do not guess; a fact's confidence below 0.6 means it is uncertain: say
-   so. A message may hold the answer when no fact does (a price, hours, a limit).
+   so. A message may hold the answer when no fact does (a price, hours, a limit). A message
+   that ends with "{REPLACED.strip()}" said something that no longer holds: never
+   give it as the current answer.
 2. Cite every fact you rely on by its id in square brackets right after the statement, like
    [f:ID] with the fact's id from the data, and every evidence message you rely on like [m:ID]
    with the message's id. Cite only ids that appear in the data.

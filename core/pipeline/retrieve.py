@@ -24,7 +24,7 @@ from core.pipeline.select import (
 )
 from core.ports import GraphStore, Vector
 from core.questions import declarative
-from core.quote import pick_quote
+from core.quote import REPLACED, pick_quote
 from core.recall import Hit, is_when_question
 from core.recall import rank as recall_rank
 from core.retrieval import (
@@ -310,5 +310,11 @@ class Retriever(Stage):
             }
             mine = [h for h in hits if where.get(h.id) == home]
             hits = mine or hits
-        said = [(h.id, f"{h.author} ({h.ts:%Y-%m-%d}): {h.text}") for h in hits[:10]]
+        # a message whose facts about the question's entities a later one replaced stays
+        # evidence (who said what, when), marked so that a model does not answer with it
+        old = store.outdated_sources(literal) if literal else set()
+        said = [
+            (h.id, f"{h.author} ({h.ts:%Y-%m-%d}): {h.text}" + (REPLACED if h.id in old else ""))
+            for h in hits[:10]
+        ]
         return [h.id for h in hits], said, hits

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from bench.answers import load_questions, make_core, tell_knowledge_base
 from core.language import key_tokens
 from core.llm.prompts import language_name
 from core.ports import Embedder
+from core.quote import REPLACED
 from tests.llm.conftest import MakeLlm
 
 _DATA = re.compile(r"<data>\n(.*?)\n</data>", re.S)
@@ -80,3 +82,26 @@ async def test_every_client_question_goes_to_the_llm_with_facts_and_messages(
         await core.close()
     # the model gets what it needs to answer: the expected value is in the data it was sent
     assert holds_value / len(questions) >= 0.9, holds_value
+
+
+async def test_the_model_is_told_which_evidence_a_later_message_replaced(
+    tmp_path: Path, real_embedder: Embedder, make_llm: MakeLlm, fake: fa.FakeAnthropic
+) -> None:
+    """ "Ann works at Acme", then "Ann works at Globex": both messages are evidence for "where
+    does Ann work?", and the model is told the first one no longer holds."""
+    offline = make_core(tmp_path, real_embedder)
+    await offline.remember(
+        "c", author="Bob", text="Ann works at Acme", ts=datetime(2026, 11, 2, tzinfo=UTC)
+    )
+    await offline.remember(
+        "c", author="Bob", text="Ann works at Globex", ts=datetime(2026, 11, 5, tzinfo=UTC)
+    )
+    await offline.close()
+    core = make_core(tmp_path, real_embedder, llm=make_llm())
+    fake.responder = stand_in_model
+    await core.ask("c", "where does Ann work?")
+    await core.close()
+    data, _ = _payload(fake.requests[-1].body)
+    marked = {m["said"].split(": ", 1)[1]: m["said"].endswith(REPLACED) for m in data["evidence"]}
+    assert marked == {f"Ann works at Acme{REPLACED}": True, "Ann works at Globex": False}
+    assert REPLACED.strip() in fake.requests[-1].body["system"][0]["text"]
