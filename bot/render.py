@@ -60,14 +60,20 @@ def render_trace(trace: Trace) -> str:
 
 
 def render_worlds(worlds: list[WorldInfo]) -> str:
-    if not worlds:
+    """The chat's live worlds; a merged one is only an alias of another (its id keeps
+    resolving there), so it is counted, not listed."""
+    live = [w for w in worlds if not w.merged_into]
+    if not live:
         return "No worlds yet."
-    return "\n".join(
+    lines = [
         f"• {w.topic} [{w.id}] maturity {w.maturity:.2f} · {w.facts} facts · {w.messages} messages"
         f" · last active {w.last_active:%Y-%m-%d %H:%M}"
-        + (f" · merged into {w.merged_into}" if w.merged_into else "")
-        for w in worlds
-    )
+        for w in live
+    ]
+    merged = len(worlds) - len(live)
+    if merged:
+        lines.append(f"({merged} earlier world{'s' if merged > 1 else ''} merged into these)")
+    return "\n".join(lines)
 
 
 def render_pending(p: PendingFact) -> str:

@@ -6,12 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from bot.console import console_command
 from core.service import Core
+from core.worlds import merge_pair
 
 ROOT = Path(__file__).parents[2]
 
@@ -152,3 +154,18 @@ async def test_console_commands(core: Core) -> None:
     assert "nothing called" in await console_command(core, chat, "/forget nosuch")
     assert "Forgot payments" in await console_command(core, chat, "/forget payments")
     assert "No facts" in await console_command(core, chat, "/facts")
+
+
+async def test_worlds_lists_the_live_worlds_and_counts_the_merged_ones(core: Core) -> None:
+    """A merged world is an alias of the one it joined: /worlds does not list it as a topic."""
+    chat = "console:test"
+    await console_command(core, chat, "checkout depends on payments")
+    await console_command(core, chat, "my ball python Monty eats one mouse a week")
+    infos = await core.worlds(chat)
+    assert len(infos) == 2  # two topics, two worlds (worlds are on by default)
+    a, b = (await core.pool.run(chat, lambda s: [s.worlds[w.id] for w in infos[:2]]))[:2]
+    await core.pool.run(chat, lambda s: merge_pair(s, a, b, datetime.now(UTC)))
+    shown = await console_command(core, chat, "/worlds")
+    live = [w for w in await core.worlds(chat) if not w.merged_into]
+    assert shown.count("• ") == len(live) == len(infos) - 1
+    assert "(1 earlier world merged into these)" in shown
