@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.language import key_tokens, lemma, name_key, tokens
+from core.language import governed, key_tokens, lemma, name_key, tokens
 from core.models import FactView
 from core.quote import Quote
 from core.texts import t
@@ -83,8 +83,14 @@ def predicate_phrase(ontology: Ontology, predicate: str, lang: str) -> str:
     return forms[0] if forms else predicate.lower().replace("_", " ")
 
 
+def fact_text(ontology: Ontology, subject: str, predicate: str, obj: str, lang: str) -> str:
+    """ "A works at B", with B in the case a Russian phrase governs ("работает в Сбербанке")."""
+    phrase = predicate_phrase(ontology, predicate, lang)
+    return f"{subject} {phrase} {governed(phrase, obj) if lang == 'ru' else obj}"
+
+
 def fact_sentence(ontology: Ontology, fact: FactView, lang: str) -> str:
-    return f"{fact.subject} {predicate_phrase(ontology, fact.predicate, lang)} {fact.object}"
+    return fact_text(ontology, fact.subject, fact.predicate, fact.object, lang)
 
 
 def kind_label(ontology: Ontology, asked: KindAsked, lang: str) -> str:
@@ -108,7 +114,7 @@ def yes_no_line(
 ) -> str:
     """ "Yes, A depends on B." (+ the path when it took several steps), or "No, ..." with the
     other direction when that one is known (`chain` is then the reverse chain)."""
-    fact = f"{subject} {predicate_phrase(ontology, predicate, lang)} {obj}"
+    fact = fact_text(ontology, subject, predicate, obj, lang)
     if holds:
         line = t("yes_fact", lang, fact=fact)
         return line + (f"\n{t('paths', lang)}: " + " → ".join(chain) if len(chain) > 2 else "")

@@ -150,6 +150,68 @@ def nominative(name: str) -> str:
     return " ".join(words)
 
 
+# the case a Russian verb or preposition that ends a predicate's phrase puts its object in
+# ("работает в" + Сбербанк -> "в Сбербанке", "зависит от" + платежи -> "от платежей")
+GOVERNS: dict[str, str] = {
+    "в": "loct",
+    "на": "loct",
+    "о": "loct",
+    "от": "gent",
+    "из": "gent",
+    "у": "gent",
+    "для": "gent",
+    "частью": "gent",
+    "требует": "gent",
+    "требуют": "gent",
+    "с": "ablt",
+    "со": "ablt",
+    "перед": "ablt",
+    "является": "ablt",
+    "интересуется": "ablt",
+    "подчиняется": "datv",
+    "принадлежит": "datv",
+    "к": "datv",
+    "за": "accs",
+    "использует": "accs",
+    "используют": "accs",
+    "купил": "accs",
+    "купила": "accs",
+    "купили": "accs",
+}
+
+
+def governed(phrase: str, name: str) -> str:
+    """A Russian name in the case the phrase before it governs ("работает в" + "Сбербанк" ->
+    "Сбербанке"); the inverse of nominative(), on the same head group (adjectives up to the
+    first noun). A word not read as a nominative, a Latin word or an unknown shape stays."""
+    words = phrase.split()
+    case = GOVERNS.get(words[-1].lower()) if words else None
+    if case is None:
+        return name
+    out = name.split()
+    for i, word in enumerate(out):
+        if not _CYRILLIC.search(word) or not word.isalpha():
+            break
+        # the likeliest reading that is a nominative ("шлюз" is read as an accusative first)
+        best = next(
+            (
+                p
+                for p in _morph().parse(word.lower())
+                if p.tag.POS in _DECLINABLE and "nomn" in p.tag
+            ),
+            None,
+        )
+        if best is None:
+            break
+        form = best.inflect({case})
+        if form is None:
+            break
+        out[i] = _same_case(word, form.word)
+        if best.tag.POS == "NOUN":
+            break
+    return " ".join(out)
+
+
 def _same_case(original: str, word: str) -> str:
     if original.isupper() and len(original) > 1:
         return word.upper()

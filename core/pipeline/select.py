@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.answering import KindAsked, predicate_phrase, yes_no_line
+from core.answering import KindAsked, fact_text, yes_no_line
 from core.extract import ParsedClause
 from core.identity import NameIndex
 from core.language import clean_name, detect_language, key_tokens
@@ -241,9 +241,8 @@ def yes_no_answer(
 
 
 def instead_line(store: GraphStore, edge: Edge, ontology: Ontology, lang: str) -> str:
-    phrase = predicate_phrase(ontology, edge.predicate, lang)
-    fact = f"{store.entities[edge.src].name} {phrase} {store.entities[edge.dst].name}"
-    return t("instead", lang, fact=fact)
+    src, dst = store.entities[edge.src].name, store.entities[edge.dst].name
+    return t("instead", lang, fact=fact_text(ontology, src, edge.predicate, dst, lang))
 
 
 def current_value(store: GraphStore, subject: str, pred: str, ontology: Ontology) -> list[Edge]:

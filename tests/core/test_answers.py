@@ -217,3 +217,21 @@ async def test_a_replaced_value_is_not_quoted_as_what_holds_now(
         pt = (await core.ask("c", "a Ann trabalha na Acme?")).answer
         assert pt.startswith("Não") and "Globex" in pt, pt
     await core.close()
+
+
+async def test_a_russian_answer_puts_the_object_in_the_case_its_verb_governs(
+    real_core: Core,
+) -> None:
+    """ "Анна работает в Сбербанк" reads as broken Russian: the object takes the case of the
+    phrase before it, as the person wrote it ("работает в Сбербанке")."""
+    await _tell(real_core, "ru", *CHAINS["ru"], "Анна работает в Яндексе")
+    await real_core.remember(
+        "ru", author="Ana", text="Анна работает в Сбербанке", ts=datetime(2026, 11, 9, tzinfo=UTC)
+    )
+    yes = (await real_core.ask("ru", "Зависит ли чекаут от антифрода?")).answer
+    assert yes.startswith("Да, чекаут зависит от антифрода."), yes
+    no = (await real_core.ask("ru", "Работает ли Анна в Яндексе?")).answer
+    assert no == (
+        "Нет, у меня нет факта, что Анна работает в Яндексе. "
+        "Сейчас верно: Анна работает в Сбербанке."
+    ), no

@@ -6,6 +6,7 @@ import pytest
 
 from core.extract import OfflineExtractor
 from core.identity import NameIndex, NameRules
+from core.language import governed
 from ontology import load_ontology
 
 ONTO = load_ontology()
@@ -227,3 +228,22 @@ def test_a_statement_denies_nothing() -> None:
 def test_a_denied_list_tail_is_dropped_and_the_rest_kept() -> None:
     triples = EXTRACTOR.extract("billing uses python and doesn't run on linux")
     assert [(t.subject, t.predicate, t.object) for t in triples] == [("billing", "USES", "python")]
+
+
+@pytest.mark.parametrize(
+    ("phrase", "name", "written"),
+    [
+        ("работает в", "Сбербанк", "Сбербанке"),
+        ("зависит от", "платежи", "платежей"),
+        ("интегрирован с", "платёжный шлюз", "платёжным шлюзом"),
+        ("зависит от", "служба доставки", "службы доставки"),  # the head group only
+        ("подчиняется", "Анна", "Анне"),
+        ("работает в", "Acme", "Acme"),  # Latin: as written
+        ("работает как", "менеджер", "менеджер"),  # a phrase that governs no case
+        ("зависит от", "платежей", "платежей"),  # not a nominative: as written
+    ],
+)
+def test_a_russian_object_takes_the_case_its_phrase_governs(
+    phrase: str, name: str, written: str
+) -> None:
+    assert governed(phrase, name) == written
