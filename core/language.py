@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -134,14 +135,25 @@ def nominative(name: str) -> str:
     the head and keep their case ("от службы доставки" -> "служба доставки"). A word whose likeliest
     reading is nominative is left as written; Latin words and unknown shapes are untouched.
     """
+
+    def reading(parses: list[Any]) -> Any:
+        best = parses[0]  # the likeliest reading decides
+        return None if best.tag.POS not in _DECLINABLE or "nomn" in best.tag else best
+
+    return _inflect_head(name, "nomn", reading)
+
+
+def _inflect_head(name: str, case: str, reading: Callable[[list[Any]], Any]) -> str:
+    """The name with its head group (Cyrillic adjectives up to the first noun) put in `case`,
+    each word through the pymorphy reading `reading` picks (None: stop there)."""
     words = name.split()
     for i, word in enumerate(words):
         if not _CYRILLIC.search(word) or not word.isalpha():
             break
-        best = _morph().parse(word.lower())[0]  # the likeliest reading decides
-        if best.tag.POS not in _DECLINABLE or "nomn" in best.tag:
+        best = reading(_morph().parse(word.lower()))
+        if best is None:
             break
-        form = best.inflect({"nomn"})
+        form = best.inflect({case})
         if form is None:
             break
         words[i] = _same_case(word, form.word)
@@ -188,28 +200,12 @@ def governed(phrase: str, name: str) -> str:
     case = GOVERNS.get(words[-1].lower()) if words else None
     if case is None:
         return name
-    out = name.split()
-    for i, word in enumerate(out):
-        if not _CYRILLIC.search(word) or not word.isalpha():
-            break
+
+    def reading(parses: list[Any]) -> Any:
         # the likeliest reading that is a nominative ("шлюз" is read as an accusative first)
-        best = next(
-            (
-                p
-                for p in _morph().parse(word.lower())
-                if p.tag.POS in _DECLINABLE and "nomn" in p.tag
-            ),
-            None,
-        )
-        if best is None:
-            break
-        form = best.inflect({case})
-        if form is None:
-            break
-        out[i] = _same_case(word, form.word)
-        if best.tag.POS == "NOUN":
-            break
-    return " ".join(out)
+        return next((p for p in parses if p.tag.POS in _DECLINABLE and "nomn" in p.tag), None)
+
+    return _inflect_head(name, case, reading)
 
 
 def _same_case(original: str, word: str) -> str:

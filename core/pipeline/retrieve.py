@@ -5,6 +5,7 @@ worker thread, on the GraphStore port."""
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass, field
 
 from core.answering import Support, compose, in_subkind, kind_asked
@@ -204,8 +205,17 @@ class Retriever(Stage):
             [store.entities[p[0].src].name, *(store.entities[e.dst].name for e in p)]
             for p in path_edges
         ]
+        # messages whose facts about the question's entities a later one replaced: evidence
+        # still (who said what, when), never quoted, and marked for a model
+        outdated = store.outdated_sources(literal)
         evidence_ids, evidence_text, hits = self.evidence(
-            store, question, q_emb, literal, [s for f in facts for s in f.sources], worlds
+            store,
+            question,
+            q_emb,
+            literal,
+            [s for f in facts for s in f.sources],
+            worlds,
+            outdated=outdated,
         )
         seeds = [
             Seed(entity=store.entities[e].name, score=round(s_vec.get(e, 0.0), 4)) for e in sources
@@ -237,7 +247,7 @@ class Retriever(Stage):
                     idf=store.recall.idf,
                     entity_names=[store.entities[e].name for e in literal],
                     skip=self._predicate_names,
-                    outdated=store.outdated_sources(literal),
+                    outdated=outdated,
                 ),
                 prefer_quote=is_when_question(question),
             ),
@@ -271,6 +281,8 @@ class Retriever(Stage):
         literal: list[str],
         provenance: list[str],
         worlds: set[str] | None = None,
+        *,
+        outdated: Set[str] = frozenset(),
     ) -> tuple[list[str], list[tuple[str, str]], list[Hit]]:
         """Evidence messages, most relevant first (hybrid recall, core/recall.py), searched
         chat-wide. When a question routed to one world with confidence names something its
@@ -280,7 +292,8 @@ class Retriever(Stage):
         fixture (0.833 against 0.847 at 10, bench/recall.py); scoping these costs nothing
         there. A name in another script is matched by its sound ("мой питон" = "my python",
         core/identity.py); known gap: another spelling in the same script ("píton" against
-        "python") is not."""
+        "python") is not. `outdated`: messages whose facts a later message replaced, marked
+        so that a model does not answer with them."""
         cfg = self.config.recall
         entity_messages = list(dict.fromkeys(provenance))
         if literal:  # the question's entities: their facts' sources, then their mentions
@@ -310,11 +323,11 @@ class Retriever(Stage):
             }
             mine = [h for h in hits if where.get(h.id) == home]
             hits = mine or hits
-        # a message whose facts about the question's entities a later one replaced stays
-        # evidence (who said what, when), marked so that a model does not answer with it
-        old = store.outdated_sources(literal) if literal else set()
         said = [
-            (h.id, f"{h.author} ({h.ts:%Y-%m-%d}): {h.text}" + (REPLACED if h.id in old else ""))
+            (
+                h.id,
+                f"{h.author} ({h.ts:%Y-%m-%d}): {h.text}" + (REPLACED if h.id in outdated else ""),
+            )
             for h in hits[:10]
         ]
         return [h.id for h in hits], said, hits
