@@ -25,6 +25,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Não, não tenho fato de que {fact}.",
         "ru": "Нет, у меня нет факта, что {fact}.",
     },
+    "no_longer": {
+        "en": "No, not any more.",
+        "pt": "Não, não mais.",
+        "ru": "Нет, уже нет.",
+    },
     "instead": {
         "en": "What holds now: {fact}.",
         "pt": "O que vale agora: {fact}.",

@@ -225,14 +225,18 @@ def yes_no_answer(
         if not holds:  # the other direction, when known, explains the "no"
             chain = predicate_chain(store, obj[0], subj[0], pred, hop)
         now = [] if holds or chain else current_value(store, subj[0], pred, ontology)
-        text = yes_no_line(
-            ontology,
-            lang,
-            holds=holds,
-            subject=store.entities[subj[0]].name,
-            predicate=pred,
-            obj=store.entities[obj[0]].name,
-            chain=chain_names(store, chain),
+        text = (
+            t("no_longer", lang)  # it held once: "no fact that ..." would read as never
+            if not holds and not chain and store.replaced(subj[0], pred, obj[0])
+            else yes_no_line(
+                ontology,
+                lang,
+                holds=holds,
+                subject=store.entities[subj[0]].name,
+                predicate=pred,
+                obj=store.entities[obj[0]].name,
+                chain=chain_names(store, chain),
+            )
         )
         if now:  # "does Ann work at Acme?" after "Ann works at Globex": no, and what holds
             return text + " " + instead_line(store, now[0], ontology, lang), now

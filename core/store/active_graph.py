@@ -47,8 +47,9 @@ class ActiveGraph:
         self.provenance: dict[str, tuple[datetime, list[str]]] = {}
         self.touching: dict[str, dict[str, None]] = {}
         # facts a later one replaced (a new single value, a denial): their source messages
-        # are outdated about those facts' ends, and an answer must not quote them as current
-        self.superseded: set[str] = set()
+        # are outdated about those facts' ends, and an answer must not quote them as current;
+        # fact id -> (subject, object, predicate), None when it was closed before being read
+        self.superseded: dict[str, tuple[str, str, str] | None] = {}
 
     def add(self, fact: ActiveFact) -> None:
         self.by_id[fact.id] = fact
@@ -72,14 +73,22 @@ class ActiveGraph:
 
     def supersede(self, fact_id: str) -> None:
         """An active fact closed by a later one: history now, its provenance stays."""
+        fact = self.by_id.get(fact_id)
         self.remove(fact_id)
-        self.superseded.add(fact_id)
+        self.superseded[fact_id] = None if fact is None else (fact.src, fact.dst, fact.predicate)
+
+    def replaced(self, src: str, predicate: str, dst: str) -> bool:
+        """Did src PREDICATE dst hold once and a later message replace it ("Ann works at
+        Acme", then "Ann works at Globex" or "Ann doesn't work at Acme anymore")?"""
+        return any(
+            self.superseded.get(f) == (src, dst, predicate) for f in self.touching.get(src, ())
+        )
 
     def forget(self, fact_id: str, ends: Sequence[str]) -> None:
         """A fact deleted (a duplicate folded into another): no trace of it is left."""
         self.remove(fact_id)
         self.provenance.pop(fact_id, None)
-        self.superseded.discard(fact_id)
+        self.superseded.pop(fact_id, None)
         for end in ends:
             self.touching.get(end, {}).pop(fact_id, None)
 

@@ -53,7 +53,7 @@ class GraphReader(FactWriter):
                 if r[8] != "active":  # history: its provenance only
                     graph.record(r[0], r[1], r[2], _utc(r[5]) or _EPOCH, list(r[6] or []))
                     if r[8] == FactStatus.SUPERSEDED.value:
-                        graph.superseded.add(r[0])
+                        graph.superseded[r[0]] = (r[1], r[2], r[3])
                     continue
                 graph.add(
                     ActiveFact(

@@ -136,6 +136,10 @@ class MessageLog(GraphReader):
         ActiveGraph.outdated_sources): history, not what holds now."""
         return self.active_graph().outdated_sources(entity_ids) if entity_ids else set()
 
+    def replaced(self, subject: str, predicate: str, obj: str) -> bool:
+        """Was this fact (entity ids) true once and replaced since (ActiveGraph.replaced)?"""
+        return self.active_graph().replaced(subject, predicate, obj)
+
     def repair_vectors(
         self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256
     ) -> int:

@@ -41,6 +41,7 @@ def snapshot(
     dict[str, list[str]],
     set[str],
     dict[str, list[str]],
+    dict[str, tuple[str, str, str] | None],
 ]:
     graph = store.active_graph()
     facts = {
@@ -50,7 +51,8 @@ def snapshot(
     mentions = {e: store.mentions_of([e]) for e in store.entities}
     sources = {e: store.fact_sources([e]) for e in store.entities}  # any status, in memory
     outdated = {e: sorted(store.outdated_sources([e])) for e in store.entities}
-    return facts, mentions, sources, read_edges(store), outdated
+    replaced = dict(graph.superseded)  # what "not any more" answers read
+    return facts, mentions, sources, read_edges(store), outdated, replaced
 
 
 def read_edges(store: ChatStore) -> set[str]:

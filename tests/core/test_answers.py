@@ -213,10 +213,24 @@ async def test_a_replaced_value_is_not_quoted_as_what_holds_now(
         where = (await core.ask("c", "where does Ann work?")).answer
         assert "Globex" in where and "Acme" not in where, (restarted, where)
         no = (await core.ask("c", "does Ann work at Acme?")).answer
-        assert no.startswith("No") and no.endswith("Ann works at Globex."), no
+        assert no == "No, not any more. What holds now: Ann works at Globex.", no
         pt = (await core.ask("c", "a Ann trabalha na Acme?")).answer
-        assert pt.startswith("Não") and "Globex" in pt, pt
+        assert pt.startswith("Não, não mais.") and "Globex" in pt, pt
+        never = (await core.ask("c", "does Ann work at Initech?")).answer
+        assert never.startswith("No, I have no fact that Ann works at Initech"), never
     await core.close()
+
+
+async def test_a_denied_fact_is_answered_as_no_longer_true(real_core: Core) -> None:
+    """ "Ann doesn't work at Acme anymore": asked later, the fact held once and does not now;
+    "I have no fact that ..." read as if it never had."""
+    day = datetime(2026, 11, 2, tzinfo=UTC)
+    await real_core.remember("c", author="Bob", text="Ann works at Acme", ts=day)
+    await real_core.remember(
+        "c", author="Bob", text="Ann doesn't work at Acme anymore", ts=day + timedelta(days=1)
+    )
+    no = (await real_core.ask("c", "does Ann work at Acme?")).answer
+    assert no == "No, not any more.", no
 
 
 async def test_a_russian_answer_puts_the_object_in_the_case_its_verb_governs(
@@ -231,7 +245,4 @@ async def test_a_russian_answer_puts_the_object_in_the_case_its_verb_governs(
     yes = (await real_core.ask("ru", "Зависит ли чекаут от антифрода?")).answer
     assert yes.startswith("Да, чекаут зависит от антифрода."), yes
     no = (await real_core.ask("ru", "Работает ли Анна в Яндексе?")).answer
-    assert no == (
-        "Нет, у меня нет факта, что Анна работает в Яндексе. "
-        "Сейчас верно: Анна работает в Сбербанке."
-    ), no
+    assert no == "Нет, уже нет. Сейчас верно: Анна работает в Сбербанке.", no
