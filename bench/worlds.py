@@ -1,7 +1,7 @@
 """World routing on the labelled streams: purity and fragmentation per model and part.
 
     python -m bench.worlds [--models minilm,use,use-en]
-                           [--parts tune,heldout,first,en-tune,en-heldout] [--skip-latency]
+                           [--parts tune,heldout,first,en-tune,en-heldout,unseen] [--skip-latency]
 
 The parts: the second labelled stream's tuning part (tests/fixtures/worlds2/tune.jsonl) and
 held-out part (heldout.jsonl, 299 messages, 12 topics: never tuned on, run only to report),
@@ -72,6 +72,7 @@ PARTS = {
     "first": STREAM,
     "en-tune": FIXTURES / "worlds_en" / "tune.jsonl",
     "en-heldout": FIXTURES / "worlds_en" / "heldout.jsonl",
+    "unseen": FIXTURES / "worlds3" / "unseen.jsonl",
 }
 
 
@@ -295,7 +296,7 @@ def part_rows(part: str, model: str) -> list[dict[str, Any]]:
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="use,minilm")
-    ap.add_argument("--parts", default="tune,heldout,first,en-tune,en-heldout")
+    ap.add_argument("--parts", default="tune,heldout,first,en-tune,en-heldout,unseen")
     ap.add_argument("--ladder", action="store_true", help="what each helper buys (tuning part)")
     ap.add_argument("--skip-latency", action="store_true")
     args = ap.parse_args()
