@@ -3,6 +3,7 @@ result), shared by the console, Telegram and Slack front-ends."""
 
 from __future__ import annotations
 
+from bot.texts import t
 from core.models import Answer, FactView, IngestResult, PendingFact, Trace, WorldInfo
 from core.pipeline.render import render_ingest_text
 
@@ -16,16 +17,16 @@ def render_ingest(result: IngestResult, language: str) -> str:
     return render_ingest_text(result, language)
 
 
-def render_fact(f: FactView) -> str:
-    until = f" (until {f.valid_to:%Y-%m-%d})" if f.valid_to else ""
+def render_fact(f: FactView, lang: str = "en") -> str:
+    until = t("render.until", lang, date=f"{f.valid_to:%Y-%m-%d}") if f.valid_to else ""
     status = "" if f.status == "active" else f" [{f.status}]"
     return f"{f.subject} ({f.subject_kind}) {f.predicate} {f.object} ({f.object_kind}) · {f.confidence:.2f}{status}{until}"
 
 
-def render_facts(facts: list[FactView]) -> str:
+def render_facts(facts: list[FactView], lang: str = "en") -> str:
     if not facts:
-        return "No facts."
-    return "\n".join(f"• {render_fact(f)}" for f in facts)
+        return t("render.no_facts", lang)
+    return "\n".join(f"• {render_fact(f, lang)}" for f in facts)
 
 
 def render_trace(trace: Trace) -> str:
@@ -59,20 +60,28 @@ def render_trace(trace: Trace) -> str:
     return "\n".join(lines)
 
 
-def render_worlds(worlds: list[WorldInfo]) -> str:
+def render_worlds(worlds: list[WorldInfo], lang: str = "en") -> str:
     """The chat's live worlds; a merged one is only an alias of another (its id keeps
     resolving there), so it is counted, not listed."""
     live = [w for w in worlds if not w.merged_into]
     if not live:
-        return "No worlds yet."
+        return t("render.no_worlds", lang)
     lines = [
-        f"• {w.topic} [{w.id}] maturity {w.maturity:.2f} · {w.facts} facts · {w.messages} messages"
-        f" · last active {w.last_active:%Y-%m-%d %H:%M}"
+        t(
+            "render.world",
+            lang,
+            topic=w.topic,
+            id=w.id,
+            maturity=f"{w.maturity:.2f}",
+            facts=w.facts,
+            messages=w.messages,
+            last=f"{w.last_active:%Y-%m-%d %H:%M}",
+        )
         for w in live
     ]
     merged = len(worlds) - len(live)
     if merged:
-        lines.append(f"({merged} earlier world{'s' if merged > 1 else ''} merged into these)")
+        lines.append(t("render.merged", lang, n=merged))
     return "\n".join(lines)
 
 

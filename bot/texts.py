@@ -2,7 +2,7 @@
 one `t(key, lang, **values)`.
 
 The words are data, in one catalogue a front-end (bot/locales/telegram.toml, slack.toml, and
-lead.toml for the hand-off both share), so a translator edits a text's three languages side by
+lead.toml for the hand-off both share, render.toml for the listings of /worlds and /facts), so a translator edits a text's three languages side by
 side and no code changes. Keys are "<catalogue>.<table>": `telegram.*` and `slack.*` for one
 platform's words (Slack's are mrkdwn, Telegram's plain text the send path escapes), `lead.*`
 for the hand-off (`lead.slack.*` where Slack says it differently). A text missing in a language
@@ -20,7 +20,7 @@ from typing import Any
 LANGUAGES = ("en", "pt", "ru")
 _LOCALES = Path(__file__).with_name("locales")
 
-CATALOGUES = ("telegram", "slack", "lead")  # bot/locales/<name>.toml, keys "<name>.<table>"
+CATALOGUES = ("telegram", "slack", "lead", "render")  # bot/locales/<name>.toml: "<name>.<table>"
 
 
 def _flatten(prefix: str, table: dict[str, Any], into: dict[str, dict[str, str]]) -> None:

@@ -110,7 +110,7 @@ async def _why(inv: Invocation) -> None:
 
 
 async def _worlds(inv: Invocation) -> None:
-    text = render_worlds(await inv.core.worlds(inv.chat))
+    text = render_worlds(await inv.core.worlds(inv.chat), inv.lang)
     await inv.private(escape(text), text_blocks(text))
 
 
@@ -120,7 +120,7 @@ async def _facts(inv: Invocation) -> None:
     except NotFound:
         await inv.private(t("slack.no_facts_about", inv.lang, name=escape(inv.arg)))
         return
-    text = render_facts(facts)
+    text = render_facts(facts, inv.lang)
     await inv.private(escape(text), text_blocks(text))
 
 

@@ -106,7 +106,7 @@ async def cmd_worlds(message: Message, core: CoreApi, chat: str, lang: str) -> N
     if not worlds:
         await send_long(message, t("telegram.no_worlds", lang))
         return
-    await send_long(message, render.render_worlds(worlds))
+    await send_long(message, render.render_worlds(worlds, lang))
 
 
 async def cmd_facts(
@@ -125,7 +125,7 @@ async def cmd_facts(
         )
         await send_long(message, text)
         return
-    await send_long(message, render.render_facts(facts))
+    await send_long(message, render.render_facts(facts, lang))
 
 
 async def cmd_forget(

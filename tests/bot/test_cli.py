@@ -168,4 +168,4 @@ async def test_worlds_lists_the_live_worlds_and_counts_the_merged_ones(core: Cor
     shown = await console_command(core, chat, "/worlds")
     live = [w for w in await core.worlds(chat) if not w.merged_into]
     assert shown.count("• ") == len(live) == len(infos) - 1
-    assert "(1 earlier world merged into these)" in shown
+    assert "(1 earlier world(s) merged into these)" in shown

@@ -256,6 +256,20 @@ async def test_commands_reply_in_the_users_language(
     assert "Usage: /ask" in ask
 
 
+async def test_world_and_fact_listings_are_in_the_users_language(
+    core: Any, bot_runner: BotRunner, fake_api: FakeBotAPI
+) -> None:
+    """/worlds and /facts listed their fields in English to a Portuguese or Russian user."""
+    await bot_runner.start(core)
+    await tell(fake_api, 1, *STATEMENTS)
+    fake_api.send_text(1, "/worlds", language_code="pt-br")
+    fake_api.send_text(1, "/worlds", language_code="ru")
+    await replies(fake_api, 1, len(STATEMENTS) + 2)
+    pt, ru = (c.visible_text for c in fake_api.of("sendMessage")[-2:])
+    assert "mensagens" in pt and "maturidade" in pt and "messages" not in pt, pt
+    assert "сообщений" in ru and "зрелость" in ru, ru
+
+
 async def test_why_worlds_facts_and_remember_triple(
     core: Any, bot_runner: BotRunner, fake_api: FakeBotAPI
 ) -> None:
