@@ -1,7 +1,7 @@
 """World routing on the labelled streams: purity and fragmentation per model and part.
 
     python -m bench.worlds [--models minilm,use,use-en]
-                           [--parts tune,heldout,first,en-tune,en-heldout,unseen] [--skip-latency]
+                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune] [--skip-latency]
 
 The parts: the second labelled stream's tuning part (tests/fixtures/worlds2/tune.jsonl) and
 held-out part (heldout.jsonl, 299 messages, 12 topics: never tuned on, run only to report),
@@ -73,6 +73,7 @@ PARTS = {
     "en-tune": FIXTURES / "worlds_en" / "tune.jsonl",
     "en-heldout": FIXTURES / "worlds_en" / "heldout.jsonl",
     "unseen": FIXTURES / "worlds3" / "unseen.jsonl",
+    "w3-tune": FIXTURES / "worlds3" / "tune.jsonl",
 }
 
 
@@ -296,7 +297,7 @@ def part_rows(part: str, model: str) -> list[dict[str, Any]]:
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="use,minilm")
-    ap.add_argument("--parts", default="tune,heldout,first,en-tune,en-heldout,unseen")
+    ap.add_argument("--parts", default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune")
     ap.add_argument("--ladder", action="store_true", help="what each helper buys (tuning part)")
     ap.add_argument("--skip-latency", action="store_true")
     args = ap.parse_args()
