@@ -1,12 +1,13 @@
 """Everything the front-ends say on their own, in English, Portuguese and Russian: one table,
 one `t(key, lang, **values)`.
 
-The words are data, in one catalogue a front-end (bot/locales/telegram.toml, slack.toml, and
-lead.toml for the hand-off both share, render.toml for the listings of /worlds and /facts), so a translator edits a text's three languages side by
-side and no code changes. Keys are "<catalogue>.<table>": `telegram.*` and `slack.*` for one
-platform's words (Slack's are mrkdwn, Telegram's plain text the send path escapes), `lead.*`
-for the hand-off (`lead.slack.*` where Slack says it differently). A text missing in a language
-falls back to English. Placeholders use str.format names. Answers and renderings come from the
+The words are data, in one catalogue a front-end (bot/locales/telegram.toml, slack.toml,
+lead.toml for the hand-off both share, render.toml for the listings of /worlds and /facts), so
+a translator edits a text's three languages side by side and no code changes. Keys are
+"<catalogue>.<table>": `telegram.*` and `slack.*` for one platform's words (Slack's are
+mrkdwn, Telegram's plain text the send path escapes), `lead.*` for the hand-off
+(`lead.slack.*` where Slack says it differently), `render.*` for the listings. A text missing
+in a language falls back to English. Placeholders use str.format names. Answers and renderings come from the
 core in the user's language (core/texts.py); these are only the front-ends' own words.
 """
 
