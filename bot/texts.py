@@ -7,7 +7,7 @@ a translator edits a text's three languages side by side and no code changes. Ke
 "<catalogue>.<table>": `telegram.*` and `slack.*` for one platform's words (Slack's are
 mrkdwn, Telegram's plain text the send path escapes), `lead.*` for the hand-off
 (`lead.slack.*` where Slack says it differently), `render.*` for the listings. A text missing
-in a language falls back to English. Placeholders use str.format names. Answers and renderings come from the
+in a language falls back to English. Placeholders use str.format names. Answers come from the
 core in the user's language (core/texts.py); these are only the front-ends' own words.
 """
 
