@@ -10,7 +10,10 @@ en/pt/ru chat messages with ambiguous words across topics, and an English-only s
 second one's structure (tests/fixtures/worlds_en: the same 12 topics, 300 messages in each of
 its tuning and held-out parts, the held-out part written first and never tuned on), for the
 English-only model: the English third of a multilingual part is a sparser chat than any chat
-written in English. Each goes through the real Core
+written in English. A third stream (tests/fixtures/worlds3: `unseen`, held-out, and `w3-tune`,
+312 messages each) has 12 other topics, closer to each other (home renovation and a
+construction site, office IT and phone repair); it was written 2026-12-03, after everything
+above was tuned. Each goes through the real Core
 (Kùzu store, offline extraction) in adaptive mode, read in order (live routing) and then
 after the regrouping job:
 
