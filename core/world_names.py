@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Set
 
 from core.language import STOPWORDS, lemma, tokens
 from core.ports import GraphStore
@@ -29,12 +30,18 @@ def _words(text: str) -> list[str]:
     return [
         w
         for w in tokens(text)
-        if len(w) > 2 and not w.isdigit() and w not in STOPWORDS and w not in FILLER
+        if len(w) > 2
+        and not any(c.isdigit() for c in w)  # "10k", "6am", "2024": no topic
+        and w not in STOPWORDS
+        and w not in FILLER
     ]
 
 
-def distinctive_names(texts_by_world: dict[str, list[str]], limit: int = 3) -> dict[str, str]:
-    """World id -> name, from each world's message texts."""
+def distinctive_names(
+    texts_by_world: dict[str, list[str]], limit: int = 3, skip: Set[str] = frozenset()
+) -> dict[str, str]:
+    """World id -> name, from each world's message texts; `skip`: lemmas never used (the
+    ontology's predicate verbs, Context.predicate_verbs)."""
     used: dict[str, Counter[str]] = {}  # world -> lemma -> messages using it
     forms: dict[str, Counter[str]] = {}  # lemma -> surface forms seen
     for wid, texts in texts_by_world.items():
@@ -43,6 +50,8 @@ def distinctive_names(texts_by_world: dict[str, list[str]], limit: int = 3) -> d
             seen = set()
             for word in _words(text):
                 key = lemma(word)
+                if key in skip:
+                    continue
                 forms.setdefault(key, Counter())[word] += 1
                 seen.add(key)
             counts.update(seen)
@@ -66,7 +75,9 @@ def distinctive_names(texts_by_world: dict[str, list[str]], limit: int = 3) -> d
     return names
 
 
-def rename_offline(store: GraphStore, limit_per_world: int = 200) -> dict[str, str]:
+def rename_offline(
+    store: GraphStore, limit_per_world: int = 200, *, skip: Set[str] = frozenset()
+) -> dict[str, str]:
     """Recompute every live world's name from its newest messages; returns the changes."""
     texts: dict[str, list[str]] = {}
     for _, world, _, text in reversed(store.world_messages()):
@@ -77,7 +88,7 @@ def rename_offline(store: GraphStore, limit_per_world: int = 200) -> dict[str, s
         if len(bucket) < limit_per_world:
             bucket.append(text)
     changed: dict[str, str] = {}
-    for wid, name in distinctive_names(texts).items():
+    for wid, name in distinctive_names(texts, skip=skip).items():
         if name and store.worlds[wid].topic != name:
             store.rename_world(wid, name)
             changed[wid] = name

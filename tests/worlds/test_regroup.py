@@ -151,6 +151,30 @@ def test_offline_names_are_the_words_that_set_a_world_apart() -> None:
     assert "python" not in names["a"].split()[:1]  # shared by both worlds: not first
 
 
+async def test_offline_names_leave_out_the_ontologys_verbs_and_numbers(
+    world_core: Core, clock: ManualClock
+) -> None:
+    """The README's quick start showed "antifraud depends payments": a world of dependency
+    statements was named by its verb. Through the job a chat runs, names are its topic's
+    words, and "10k" or "6am" say nothing of a topic."""
+    chat = "tg:names"
+    await _tell(
+        world_core,
+        chat,
+        clock,
+        [
+            "checkout depends on payments",
+            "payments depends on antifraud",
+            "antifraud requires encryption at rest",
+            "antifraud depends on 10k rules checked at 6am",
+        ],
+    )
+    await world_core.regroup_worlds(chat)
+    words = " ".join(w.topic for w in await world_core.worlds(chat)).split()
+    assert words and not {"depends", "depend", "requires", "10k", "6am"} & set(words), words
+    assert {"antifraud", "payments", "checkout", "encryption"} & set(words), words
+
+
 JAVA_CODE = [
     "The billing service is written in Java with Spring Boot",
     "O serviço de relatórios usa Java 21 e Gradle",
