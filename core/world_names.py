@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Set
+from collections.abc import Mapping, Set
 
 from core.language import STOPWORDS, lemma, tokens
 from core.ports import GraphStore
@@ -38,19 +38,23 @@ def _words(text: str) -> list[str]:
 
 
 def distinctive_names(
-    texts_by_world: dict[str, list[str]], limit: int = 3, skip: Set[str] = frozenset()
+    texts_by_world: dict[str, list[str]],
+    limit: int = 3,
+    skip: Mapping[str, Set[str]] | None = None,
 ) -> dict[str, str]:
-    """World id -> name, from each world's message texts; `skip`: lemmas never used (the
-    ontology's predicate verbs, Context.predicate_verbs)."""
+    """World id -> name, from each world's message texts; `skip`: world -> lemmas its name
+    leaves out (the verbs of its facts' predicates: a world of "X depends on Y" statements
+    was named "antifraud depends payments", while "run" names a marathon world well)."""
     used: dict[str, Counter[str]] = {}  # world -> lemma -> messages using it
     forms: dict[str, Counter[str]] = {}  # lemma -> surface forms seen
     for wid, texts in texts_by_world.items():
         counts: Counter[str] = Counter()
+        left_out = (skip or {}).get(wid, frozenset())
         for text in texts:
             seen = set()
             for word in _words(text):
                 key = lemma(word)
-                if key in skip:
+                if key in left_out:
                     continue
                 forms.setdefault(key, Counter())[word] += 1
                 seen.add(key)
@@ -76,9 +80,11 @@ def distinctive_names(
 
 
 def rename_offline(
-    store: GraphStore, limit_per_world: int = 200, *, skip: Set[str] = frozenset()
+    store: GraphStore, limit_per_world: int = 200, *, verbs: Mapping[str, Set[str]] | None = None
 ) -> dict[str, str]:
-    """Recompute every live world's name from its newest messages; returns the changes."""
+    """Recompute every live world's name from its newest messages; returns the changes.
+    `verbs`: predicate -> the verbs of its forms, left out of the names of worlds holding
+    facts of that predicate."""
     texts: dict[str, list[str]] = {}
     for _, world, _, text in reversed(store.world_messages()):
         w = store.worlds.get(world)
@@ -87,6 +93,12 @@ def rename_offline(
         bucket = texts.setdefault(world, [])
         if len(bucket) < limit_per_world:
             bucket.append(text)
+    skip: dict[str, set[str]] = {}
+    if verbs:
+        for edge in store.edges_from(list(store.entities)):
+            ent = store.entities.get(edge.src)
+            if ent is not None:
+                skip.setdefault(ent.world, set()).update(verbs.get(edge.predicate, ()))
     changed: dict[str, str] = {}
     for wid, name in distinctive_names(texts, skip=skip).items():
         if name and store.worlds[wid].topic != name:

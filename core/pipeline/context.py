@@ -91,9 +91,9 @@ class Context:
     kind_by_key: dict[str, str] = field(init=False)  # a kind word's key -> the kind
     surface_keys: set[str] = field(init=False)  # keys of the predicates' surface forms
     surface_forms: list[str] = field(init=False)  # the predicates' surface forms, as written
-    # the first word of each form ("depend", "работать"): a verb, which offline world names
-    # leave out ("antifraud depends payments" named a world of dependencies by its verb)
-    predicate_verbs: frozenset[str] = field(init=False)
+    # predicate -> the first word of each of its forms ("depend", "работать"): a verb, which
+    # offline names leave out of a world holding such facts (core/world_names.py)
+    predicate_verbs: dict[str, frozenset[str]] = field(init=False)
     name_rules: NameRules = field(init=False)  # the legal forms name keys ignore
     seed_cutoff: float = field(init=False)  # configured, or read from the model (core/seeds.py)
     route_vectors: RouteVectors = field(init=False, default_factory=RouteVectors)
@@ -122,13 +122,15 @@ class Context:
                 for form in forms
                 for k in key_tokens(form)
             },
-            "predicate_verbs": frozenset(
-                key_tokens(form)[0]
+            "predicate_verbs": {
+                pred.name: frozenset(
+                    key_tokens(form)[0]
+                    for forms in pred.surface.values()
+                    for form in forms
+                    if key_tokens(form)
+                )
                 for pred in ontology.predicates.values()
-                for forms in pred.surface.values()
-                for form in forms
-                if key_tokens(form)
-            ),
+            },
             "surface_forms": [
                 form
                 for pred in ontology.predicates.values()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Set
+from collections.abc import Callable, Mapping, Set
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TypeVar
@@ -202,7 +202,7 @@ def apply_and_mark(
     now: datetime,
     due: RegroupDue,
     *,
-    offline_names: Set[str] | None,
+    offline_names: Mapping[str, Set[str]] | None,
 ) -> tuple[dict[str, int], list[str]]:
     """A regrouping plan carried out (under the chat's lock): recorded with the new worlds it
     needs in one transaction, its moves and merges one transaction each (core.regroup.carry_out
@@ -223,20 +223,24 @@ def _finish(
     now: datetime,
     due: RegroupDue,
     *,
-    offline_names: Set[str] | None,
+    offline_names: Mapping[str, Set[str]] | None,
 ) -> tuple[dict[str, int], list[str]]:
     report = carry_out(store, settled, now)
     with store.transaction():
         set_centroids(store, settled)
-        if offline_names is not None:  # offline: the predicates' words say nothing of a topic
-            rename_offline(store, skip=offline_names)
+        if offline_names is not None:  # offline: not by the verbs of its facts
+            rename_offline(store, verbs=offline_names)
         due.ran(store, seen=settled.seen)
         store.set_meta(PLAN, "")
     return report, [w for w in settled.changed if w in store.worlds]
 
 
 def finish_recorded(
-    store: GraphStore, now: datetime, due: RegroupDue, *, offline_names: Set[str] | None
+    store: GraphStore,
+    now: datetime,
+    due: RegroupDue,
+    *,
+    offline_names: Mapping[str, Set[str]] | None,
 ) -> tuple[dict[str, int], list[str]] | None:
     """Finish the plan a kill cut short, if the chat records one (None when it does not)."""
     recorded = store.meta(PLAN)
@@ -254,7 +258,7 @@ def regroup_now(
     due: RegroupDue,
     now: datetime,
     *,
-    offline_names: Set[str] | None,
+    offline_names: Mapping[str, Set[str]] | None,
 ) -> dict[str, int]:
     """The regrouping job in one call under the chat's lock, for a caller that already holds
     it (a chat rebuilt from its record, History.rebuild); Maintenance.regroup_worlds plans
