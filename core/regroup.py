@@ -328,7 +328,7 @@ class Settled:
     new_worlds: list[str]
     moves: dict[str, list[str]]  # destination world -> message ids
     emptied: dict[str, str]  # world left by all its planned messages -> where most went
-    centroids: dict[str, list[float]]  # kept world -> mean of its messages' unit vectors
+    centroids: dict[str, list[float]]  # kept world -> unit centroid of its messages
     sizes: dict[str, int]  # kept world -> its messages in the plan
     changed: list[str]  # kept worlds that gained or lost messages
     seen: int  # messages the job re-examined
@@ -371,9 +371,9 @@ def settle(
     centroids, sizes = {}, {}
     for g, wid in owner.items():
         members = x[np.array(groups) == g]
-        # the mean, not its unit vector: its length is how alike the messages are, which
-        # the big worlds' merges read (core.worlds.linked); the index keeps the unit vector
-        centroids[wid] = [float(v) for v in members.mean(0)]
+        mean = members.mean(0)
+        unit = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        centroids[wid] = [float(v) for v in unit]
         sizes[wid] = len(members)
     return Settled(
         new_worlds,

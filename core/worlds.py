@@ -126,19 +126,6 @@ def keyword_topic(text: str, limit: int = 3) -> str:
     return " ".join(top) or "general"
 
 
-# Two worlds that both hold at least this many messages merge inline (merge_touched, and the
-# merge job's merge_all) by their messages' mean pair cosine, not by the size-aware estimate.
-# The estimate assumes each world is one topic whose messages are `same` alike; a world that
-# already mixes topics is looser, its estimate too high, and merges cascaded: on worlds3's
-# tuning part one world took most of six related topics through merges of 49 + 48, 97 + 13,
-# ... 159 + 12 messages. Measured on the tuning parts, USE, purity / cluster / worlds per
-# topic read in order (after the job): worlds3 0.853 / 0.478 / 2.00 (0.856 / 0.481 / 2.08) ->
-# 0.692 / 0.609 / 3.50 (0.753 / 0.679 / 3.42); worlds2, the first stream and the English-only
-# stream identical to the digit. At 4 or 8 messages worlds2 fragmented (1.58 -> 1.67-1.75):
-# fragments of a loose topic are less alike than the line, and the job rejoins them.
-BIG_WORLD = 16
-
-
 def size_factor(n: npt.NDArray[np.float64] | float, same: float) -> Any:
     """G(n): a same-topic message's expected cosine to an n-message centroid, relative to its
     cosine to one message (1 for same = 0: plain cosine, the seed rule)."""
@@ -146,28 +133,6 @@ def size_factor(n: npt.NDArray[np.float64] | float, same: float) -> Any:
         return np.ones_like(n, dtype=np.float64) if isinstance(n, np.ndarray) else 1.0
     n = np.maximum(n, 1)
     return np.sqrt(n / (1.0 + (n - 1.0) * same))
-
-
-def linked(
-    store: GraphStore, ids: list[str], others: list[str], sized: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64]:
-    """`sized` (size-aware merge scores of worlds `ids` x `others`) with every pair of two big
-    worlds (BIG_WORLD) scored by average linkage instead: a world's centroid is the running
-    mean of its unit message vectors, so unit-centroid cosine x both centroids' lengths is
-    the mean cosine of a message of one with a message of the other."""
-    rows = [store.worlds[i] for i in ids]
-    cols = [store.worlds[i] for i in others]
-    big_r = np.array([w.messages >= BIG_WORLD for w in rows])
-    big_c = np.array([w.messages >= BIG_WORLD for w in cols])
-    if not big_r.any() or not big_c.any():
-        return sized
-    len_r = np.array([float(np.linalg.norm(w.centroid)) for w in rows])
-    len_c = np.array([float(np.linalg.norm(w.centroid)) for w in cols])
-    cos_r = np.array([store.world_vectors.vector(w.id) for w in rows], dtype=np.float64)
-    cos_c = np.array([store.world_vectors.vector(w.id) for w in cols], dtype=np.float64)
-    mean_pair = (cos_r @ cos_c.T) * np.outer(len_r, len_c)
-    out: npt.NDArray[np.float64] = np.where(np.outer(big_r, big_c), mean_pair, sized)
-    return out
 
 
 @dataclass
@@ -358,7 +323,6 @@ def merge_touched(store: GraphStore, world_id: str, p: WorldParams, now: datetim
     n = np.array([store.worlds[i].messages for i in ids], dtype=np.float64)
     own = size_factor(float(max(w.messages, 1)), p.pair_prior)
     scores = sims / (size_factor(n, p.pair_prior) * own)
-    scores = linked(store, [world_id], list(ids), scores[None, :])[0]
     scores[ids.index(world_id)] = -np.inf
     best = int(np.argmax(scores))
     if scores[best] > p.merge_similarity:
@@ -412,7 +376,7 @@ def merge_all(store: GraphStore, p: WorldParams, now: datetime) -> list[tuple[st
         m = store.world_vectors.matrix.astype(np.float64)
         n = np.array([store.worlds[i].messages for i in ids], dtype=np.float64)
         g = size_factor(n, p.pair_prior)
-        scores = linked(store, ids, ids, (m @ m.T) / np.outer(g, g))
+        scores = (m @ m.T) / np.outer(g, g)
         np.fill_diagonal(scores, -np.inf)
         i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
         if scores[i, j] <= p.merge_similarity:

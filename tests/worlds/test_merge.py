@@ -8,11 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.calibration import Calibration
 from core.embedding import HashEmbedder
 from core.rows import PlannedEntity, PlannedFact, WorldRow
 from core.store.kuzu_store import ChatStore
-from core.worlds import BIG_WORLD, from_calibration, merge_all, merge_touched
 
 EMB = HashEmbedder()
 NOW = datetime(2026, 3, 2, tzinfo=UTC)
@@ -129,60 +127,5 @@ def test_a_merge_inside_a_bulk_batch_commits_apart_from_the_batch(tmp_path: Path
         got = sorted((f["subject"], f["object"], f["world"]) for f in data["facts"])
         assert got == [("crm", "billing", "w1"), ("crm", "search", "w1")]
         reopened.close()
-    finally:
-        store.close()
-
-
-def _loose_world(store: ChatStore, wid: str, topics: list[int], shared: float) -> None:
-    """A world of two messages on each of `topics` (basis directions), every message sharing
-    `shared` of its square with one direction all worlds have: a world that mixes topics,
-    its centroid the mean of its messages (as absorb keeps it)."""
-    vecs = []
-    for t in topics * 2:
-        v = np.zeros(EMB.dim, dtype=np.float32)
-        v[0], v[1 + t] = np.sqrt(shared), np.sqrt(1.0 - shared)
-        vecs.append(v)
-    mean = np.mean(vecs, axis=0).astype(np.float32)
-    store.upsert_world(WorldRow(wid, wid, mean, len(vecs), NOW, NOW, ""))
-    for n, v in enumerate(vecs):
-        store.add_message(
-            message_id=f"{wid}{n}",
-            author="a",
-            text=f"message {n} of {wid}",
-            ts=NOW + timedelta(seconds=n),
-            world=wid,
-            extraction="offline",
-            embedding=v,
-        )
-
-
-def test_two_big_worlds_that_mix_topics_are_not_merged_by_their_centroids_alone(
-    tmp_path: Path,
-) -> None:
-    """Two worlds of 20 messages on ten topics each, a message of one as alike to a message of
-    the other as 0.2 on average, below the merge line (0.222). Their unit centroids, both
-    pulled to what all messages share, are 0.71 alike, and the size-aware score (which takes
-    each world for one topic) merged them: on worlds3's tuning part such merges glued six
-    topics into one world. Big worlds merge by their messages' mean pair cosine."""
-    params = from_calibration(Calibration("m", same=0.313, cross=0.131, languages=("en",)))
-    store = ChatStore(tmp_path / "shard", dim=EMB.dim, model_name=EMB.model_name, chat="c")
-    try:
-        with store.transaction():
-            _loose_world(store, "a", list(range(10)), shared=0.2)
-            _loose_world(store, "b", list(range(10, 20)), shared=0.2)
-        assert store.worlds["a"].messages == store.worlds["b"].messages == 20 >= BIG_WORLD
-        va, vb = store.world_vectors.vector("a"), store.world_vectors.vector("b")
-        assert va is not None and vb is not None and float(va @ vb) > 0.7
-        with store.transaction():
-            assert merge_touched(store, "a", params, NOW) == "a"
-            assert merge_all(store, params, NOW) == []
-        assert not store.worlds["a"].merged_into and not store.worlds["b"].merged_into
-        # the same two worlds on one topic each merge as before
-        with store.transaction():
-            _loose_world(store, "c", [20], shared=0.2)
-            _loose_world(store, "d", [20], shared=0.2)
-        with store.transaction():
-            merged = merge_all(store, params, NOW)
-        assert {tuple(sorted(p)) for p in merged} == {("c", "d")}
     finally:
         store.close()
