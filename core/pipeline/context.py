@@ -104,6 +104,16 @@ class Context:
         kind_by_key: dict[str, str] = {}
         for word, kind in ontology.kind_words().items():
             kind_by_key.setdefault(name_key(word), kind)
+        # every predicate form's keys, lemmatised once: (predicate, form as written, keys)
+        forms = [
+            (pred.name, form, key_tokens(form))
+            for pred in ontology.predicates.values()
+            for written in pred.surface.values()
+            for form in written
+        ]
+        verbs: dict[str, set[str]] = {p: set() for p in ontology.predicates}
+        for pred, _, keys in forms:
+            verbs[pred].update(keys[:1])
         derived = {
             "extractor": OfflineExtractor(ontology),
             "max_hops": {p.name: p.max_hops for p in ontology.predicates.values()},
@@ -115,28 +125,9 @@ class Context:
             ),
             "kind_by_key": kind_by_key,
             "regroup_due": RegroupDue(self.world_params),
-            "surface_keys": {
-                k
-                for pred in ontology.predicates.values()
-                for forms in pred.surface.values()
-                for form in forms
-                for k in key_tokens(form)
-            },
-            "predicate_verbs": {
-                pred.name: frozenset(
-                    key_tokens(form)[0]
-                    for forms in pred.surface.values()
-                    for form in forms
-                    if key_tokens(form)
-                )
-                for pred in ontology.predicates.values()
-            },
-            "surface_forms": [
-                form
-                for pred in ontology.predicates.values()
-                for forms in pred.surface.values()
-                for form in forms
-            ],
+            "surface_keys": {k for _, _, keys in forms for k in keys},
+            "predicate_verbs": {p: frozenset(v) for p, v in verbs.items()},
+            "surface_forms": [form for _, form, _ in forms],
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)
