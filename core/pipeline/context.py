@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,6 +152,11 @@ class Stage:
         self._surface_keys = ctx.surface_keys
         self._surface_forms = ctx.surface_forms
         self._predicate_names = frozenset(ctx.ontology.predicates)
+
+    def offline_names(self) -> Mapping[str, Set[str]] | None:
+        """What the regrouping job names worlds with: None when an LLM names them, else the
+        predicates' verbs that offline names leave out (core/world_names.py)."""
+        return self.ctx.predicate_verbs if self.llm is None else None
 
     def names(self, store: GraphStore) -> NameIndex:
         """The chat's name index (exact, lemma, sound keys), built on first use."""

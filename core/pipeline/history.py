@@ -162,7 +162,7 @@ class History(Ingest):
                     self.world_params,
                     self.ctx.regroup_due,
                     self.clock.now(),
-                    offline_names=self.ctx.predicate_verbs if self.llm is None else None,
+                    offline_names=self.offline_names(),
                 )
         log.warning("chat=%s rebuilt from the inbound log: %d records", chat, len(records))
 

@@ -86,7 +86,7 @@ class Maintenance(Stage):
         if self.config.world_mode != WorldMode.ADAPTIVE:
             return {"moved": 0, "split": 0, "merged": 0}
         due = self.ctx.regroup_due
-        offline = self.ctx.predicate_verbs if self.llm is None else None  # words names skip
+        offline = self.offline_names()
 
         def resume(store: GraphStore) -> tuple[dict[str, int], list[str]] | None:
             return finish_recorded(store, self.clock.now(), due, offline_names=offline)
