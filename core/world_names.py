@@ -95,10 +95,8 @@ def rename_offline(
             bucket.append(text)
     skip: dict[str, set[str]] = {}
     if verbs:
-        for edge in store.edges_from(list(store.entities)):
-            ent = store.entities.get(edge.src)
-            if ent is not None:
-                skip.setdefault(ent.world, set()).update(verbs.get(edge.predicate, ()))
+        for world, predicates in store.world_predicates().items():
+            skip[world] = {v for p in predicates for v in verbs.get(p, ())}
     changed: dict[str, str] = {}
     for wid, name in distinctive_names(texts, skip=skip).items():
         if name and store.worlds[wid].topic != name:

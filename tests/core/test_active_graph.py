@@ -42,6 +42,7 @@ def snapshot(
     set[str],
     dict[str, list[str]],
     dict[str, tuple[str, str, str] | None],
+    dict[str, set[str]],
 ]:
     graph = store.active_graph()
     facts = {
@@ -52,7 +53,11 @@ def snapshot(
     sources = {e: store.fact_sources([e]) for e in store.entities}  # any status, in memory
     outdated = {e: sorted(store.outdated_sources([e])) for e in store.entities}
     replaced = dict(graph.superseded)  # what "not any more" answers read
-    return facts, mentions, sources, read_edges(store), outdated, replaced
+    predicates = store.world_predicates()  # from the graph; then from Kùzu, as after a regroup
+    store._graph = None
+    assert store.world_predicates() == predicates
+    store._graph = graph
+    return facts, mentions, sources, read_edges(store), outdated, replaced, predicates
 
 
 def read_edges(store: ChatStore) -> set[str]:
