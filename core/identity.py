@@ -155,6 +155,12 @@ def _word_keys(word: str) -> tuple[str, str, str]:
     return exact, " ".join(lemmas), " ".join(s for s in sounds if s)
 
 
+def sound_key(word: str) -> str:
+    """How a word sounds, whatever its script: "python", "питон" and "píton" are all "ptn"
+    (the sound level of the name keys)."""
+    return _word_keys(word)[2]
+
+
 @dataclass(frozen=True)
 class NameMatch:
     """What one mention resolves to: the strongest level with any hit, and its entities."""

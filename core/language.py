@@ -86,6 +86,30 @@ def lemma(token: str) -> str:
     return str(_latin().lemmatize(token, lang=("en", "pt")))
 
 
+# pymorphy3's parts of speech that can name a topic (nouns, adjectives; None: not Russian)
+_NAMING_POS = frozenset({"NOUN", "ADJF", "ADJS", None})
+# Portuguese verb endings nouns rarely have ("troquei", "consertou", "pintamos", "levaram"):
+# a word with one of them whose lemma is an infinitive is a verb form. Not English: its -ing
+# and -ed forms are topic nouns too ("wedding", "training"); nor bare Portuguese -o / -a
+# words, which simplemma lemmatises to a verb when one exists ("passarinho" -> "passarinhar",
+# "rio" -> "rir")
+_PT_VERB_ENDINGS = ("ei", "ou", "amos", "emos", "imos", "aram", "eram", "iram", "ava", "avam")
+
+
+@lru_cache(maxsize=65536)
+def names_a_thing(token: str) -> bool:
+    """Whether a lower-case word can stand in a topic's name: not a verb form, pronoun,
+    adverb or particle, as far as the lemmatisers tell (pymorphy3's part of speech for
+    Russian, the ending and the lemma for Portuguese; English words are all kept)."""
+    if _CYRILLIC.search(token):
+        return _morph().parse(token)[0].tag.POS in _NAMING_POS
+    if not token.isalpha():
+        return True
+    base = lemma(token)
+    verb_form = base != token and base.endswith(("ar", "er", "ir"))
+    return not (verb_form and token.endswith(_PT_VERB_ENDINGS))
+
+
 def sanitize(text: str) -> str:
     """Text as its author saw it: invisible format characters (zero-width spaces and joiners,
     bidi controls, BOM, soft hyphen) removed, other control characters turned into spaces

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ from core.pipeline.due import RegroupDue
 from core.ports import Clock, Embedder, GraphStore, GraphStores, Llm
 from core.seeds import seed_cutoff
 from core.texts import t
+from core.world_names import OfflineNaming
 from core.worlds import WorldParams
 from ontology import Ontology
 
@@ -97,6 +98,7 @@ class Context:
     name_rules: NameRules = field(init=False)  # the legal forms name keys ignore
     seed_cutoff: float = field(init=False)  # configured, or read from the model (core/seeds.py)
     route_vectors: RouteVectors = field(init=False, default_factory=RouteVectors)
+    word_vectors: RouteVectors = field(init=False, default_factory=lambda: RouteVectors(4096))
     regroup_due: RegroupDue = field(init=False)  # when the regrouping job runs (due.py)
 
     def __post_init__(self) -> None:
@@ -132,6 +134,16 @@ class Context:
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
+    def vectors_of_words(self, words: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """Unit vectors of single words (offline world names), each embedded once."""
+        known = self.word_vectors.lookup(words)
+        missing = [w for w, v in known.items() if v is None]
+        fresh = list(self.embedder.embed(missing)) if missing else []
+        vecs = self.word_vectors.given(words, known, fresh)
+        if not vecs:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack(vecs).astype(np.float32)
+
 
 class Stage:
     """A pipeline stage: the context's parts under the names the stages' code uses."""
@@ -153,10 +165,13 @@ class Stage:
         self._surface_forms = ctx.surface_forms
         self._predicate_names = frozenset(ctx.ontology.predicates)
 
-    def offline_names(self) -> Mapping[str, Set[str]] | None:
+    def offline_names(self) -> OfflineNaming | None:
         """What the regrouping job names worlds with: None when an LLM names them, else the
-        predicates' verbs that offline names leave out (core/world_names.py)."""
-        return self.ctx.predicate_verbs if self.llm is None else None
+        predicates' verbs that offline names leave out and the chat's word vectors
+        (core/world_names.py)."""
+        if self.llm is not None:
+            return None
+        return OfflineNaming(self.ctx.predicate_verbs, self.ctx.vectors_of_words)
 
     def names(self, store: GraphStore) -> NameIndex:
         """The chat's name index (exact, lemma, sound keys), built on first use."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TypeVar
@@ -23,7 +23,7 @@ from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
 from core.regroup import MAX_MESSAGES, Settled, carry_out, plan, set_centroids, settle
 from core.rows import Extraction, MessageRow, WorldRow
-from core.world_names import rename_offline
+from core.world_names import OfflineNaming, rename_offline
 from core.worlds import WorldParams, merge_all
 
 log = logging.getLogger(__name__)
@@ -202,7 +202,7 @@ def apply_and_mark(
     now: datetime,
     due: RegroupDue,
     *,
-    offline_names: Mapping[str, Set[str]] | None,
+    offline_names: OfflineNaming | None,
 ) -> tuple[dict[str, int], list[str]]:
     """A regrouping plan carried out (under the chat's lock): recorded with the new worlds it
     needs in one transaction, its moves and merges one transaction each (core.regroup.carry_out
@@ -223,13 +223,13 @@ def _finish(
     now: datetime,
     due: RegroupDue,
     *,
-    offline_names: Mapping[str, Set[str]] | None,
+    offline_names: OfflineNaming | None,
 ) -> tuple[dict[str, int], list[str]]:
     report = carry_out(store, settled, now)
     with store.transaction():
         set_centroids(store, settled)
         if offline_names is not None:  # offline: not by the verbs of its facts
-            rename_offline(store, verbs=offline_names)
+            rename_offline(store, offline_names)
         due.ran(store, seen=settled.seen)
         store.set_meta(PLAN, "")
     return report, [w for w in settled.changed if w in store.worlds]
@@ -240,7 +240,7 @@ def finish_recorded(
     now: datetime,
     due: RegroupDue,
     *,
-    offline_names: Mapping[str, Set[str]] | None,
+    offline_names: OfflineNaming | None,
 ) -> tuple[dict[str, int], list[str]] | None:
     """Finish the plan a kill cut short, if the chat records one (None when it does not)."""
     recorded = store.meta(PLAN)
@@ -258,7 +258,7 @@ def regroup_now(
     due: RegroupDue,
     now: datetime,
     *,
-    offline_names: Mapping[str, Set[str]] | None,
+    offline_names: OfflineNaming | None,
 ) -> dict[str, int]:
     """The regrouping job in one call under the chat's lock, for a caller that already holds
     it (a chat rebuilt from its record, History.rebuild); Maintenance.regroup_worlds plans

@@ -160,6 +160,59 @@ def test_offline_names_are_the_words_that_set_a_world_apart() -> None:
     assert "run" in named["sport"].split()
 
 
+def test_offline_names_leave_out_filler_pronouns_and_verb_forms() -> None:
+    """Seen on the labelled streams: "cat кот ele", "run semana tive", "pitch troquei
+    screen", "passarinho прилетели rio"."""
+    names = distinctive_names(
+        {
+            "cats": [
+                "ele dorme o dia todo, o gato, ele troquei",
+                "troquei a areia do gato ontem, ele",
+                "кот прилетели? нет, кот спит, прилетели",
+                "my cat sleeps on his blanket, his",
+                "ele troquei прилетели his",
+            ],
+            "bank": ["o banco aprovou o financiamento", "the bank loan is approved"],
+        }
+    )
+    words = set(names["cats"].split())
+    assert not {"ele", "troquei", "прилетели", "his", "dia"} & words, names
+    assert {"gato", "кот", "cat"} & words, names
+
+
+def test_offline_names_give_one_concept_one_slot(use_embedder: Embedder) -> None:
+    """One concept in three languages took all three slots of a name ("машину carro car"):
+    a transliteration sounds the same (python / питон / píton), a translation is close in
+    the multilingual model (car / carro)."""
+    from core.world_names import _one_per_concept
+
+    def vectors(words: list[str]) -> Any:
+        return use_embedder.embed(words)
+
+    texts = {
+        "snake": [
+            "my python ate a mouse",
+            "мой питон съел мышь, питон доволен",
+            "o píton trocou de pele",
+            "the python terrarium needs a lamp",
+        ],
+        "cars": [
+            "the car dealer offered a discount on the car",
+            "o carro novo tem garantia, carro bom",
+            "car insurance for the new car",
+            "the dealer wants a deposit",
+        ],
+        "other": ["the weather is nice", "o tempo está bom"],
+    }
+    named = distinctive_names(texts, vectors=vectors)
+    assert _one_per_concept(["python", "питон", "píton", "mouse"], None, 3) == ["python", "mouse"]
+    assert len({"python", "питон", "píton"} & set(named["snake"].split())) == 1, named
+    assert len({"car", "carro"} & set(named["cars"].split())) == 1, named
+    assert len(named["cars"].split()) == 3, named
+    # words of one topic that are not one concept stay apart
+    assert _one_per_concept(["cat", "dog", "bank"], vectors, 3) == ["cat", "dog", "bank"]
+
+
 async def test_offline_names_leave_out_the_ontologys_verbs_and_numbers(
     world_core: Core, clock: ManualClock
 ) -> None:
@@ -182,6 +235,32 @@ async def test_offline_names_leave_out_the_ontologys_verbs_and_numbers(
     words = " ".join(w.topic for w in await world_core.worlds(chat)).split()
     assert words and not {"depends", "depend", "requires", "10k", "6am"} & set(words), words
     assert {"antifraud", "payments", "checkout", "encryption"} & set(words), words
+
+
+async def test_the_job_names_a_world_of_three_languages_with_one_word_per_concept(
+    world_core: Core, clock: ManualClock
+) -> None:
+    """Through the job a chat runs: a world about buying a car, written in en/pt/ru, is named
+    once by "car" whatever language says it (the embedder the chat routes with tells)."""
+    chat = "tg:cars"
+    await _tell(
+        world_core,
+        chat,
+        clock,
+        [
+            "the car dealer wants a deposit for the car",
+            "o carro usado tem garantia? carro de 2019",
+            "дилер предлагает машину в кредит, машина почти новая",
+            "car insurance quote for the new car is high",
+            "o vendedor do carro baixou o preço do carro",
+            "машину забираем в субботу, машина уже помыта",
+        ],
+    )
+    await world_core.regroup_worlds(chat)
+    names = [w.topic.split() for w in await world_core.worlds(chat)]
+    assert len(names) == 1, names
+    concept = {"car", "carro", "машину", "машина"} & set(names[0])
+    assert len(concept) == 1 and len(names[0]) == 3, names
 
 
 JAVA_CODE = [
