@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from core.language import QUESTION_WORDS, clean_name, nominative
+from core.language import QUESTION_WORDS, clean_name, is_cyrillic, is_verb_form, nominative
 from core.models import TripleIn
 from ontology import Ontology, Predicate
 
@@ -129,6 +129,17 @@ _PLACE_WORDS = frozenset(
     país река реке river rio штат штате state estado регион регионе region região область
     области province província улица улице street rua of de do da""".split()
 )
+_OF = frozenset("of de do da".split())
+# a subject that only points back at the clause before ("Монти это питон, он живет в
+# террариуме"): that clause's subject, never an entity of its own
+_PRONOUNS = frozenset("he she it they him her them ele ela eles elas он она оно они".split())
+# a verb that ends a subject before a second verb joined by "and": "the billing service is
+# written in Java and uses Kafka" is about "billing service" (Russian: its part of speech)
+_AUXILIARIES = frozenset(
+    """is are was were has have had will can could would should é está estão são foi foram
+    era eram tem têm será vai""".split()
+)
+_CONJUNCTIONS = frozenset("and e и".split())
 _PAREN = re.compile(r"\(([^)]*)\)")
 _EMPTY_PARENS = re.compile(r"\(\s*[,;]?\s*\)")
 
@@ -174,16 +185,47 @@ def _subject_words(head: str, extra: frozenset[str]) -> list[str]:
         if len(parts) > 1 and parts[-1].split()[0].lower() in _APPOSITION_LEAD:
             parts = parts[:-1]
     last = parts[-1].rsplit(": ", 1)[-1]  # "update: Ann works at Acme": the name is after it
-    return _strip_fillers(_strip_adverbs(_strip_leading(last.split(), extra)))
+    words = last.split()
+    if len(words) > 1 and words[-1].lower() in _CONJUNCTIONS:
+        words = _before_first_verb(words[:-1])
+    return _strip_fillers(_strip_adverbs(_strip_leading(words, extra)))
+
+
+def _before_first_verb(words: list[str]) -> list[str]:
+    """The words before the first verb: "billing service is written in Java" -> "billing
+    service". No verb found: none of them is a name (the clause is not understood)."""
+    for i in range(len(words)):
+        if _has_verb(words[i : i + 1]):
+            return words[:i]
+    return []
+
+
+def _has_verb(words: list[str]) -> bool:
+    return any(
+        (low := w.lower().strip(",;:")) in _AUXILIARIES or (is_cyrillic(low) and is_verb_form(low))
+        for w in words
+    )
 
 
 def _object_words(part: str) -> list[str]:
     words = _RELATIVE.sub("", part).split()
     if _filler_at(words, end=False) == len(words) or _negated(part, len(words)):
         return []  # ", I guess", ", right": a tag; "and doesn't run on Linux": a denial
+    if _has_verb(words):
+        return []  # a clause not understood ("Jakarta is located on Java"), not a name
     words = _strip_fillers(_strip_adverbs(_strip_leading(words)))
     proper = next((i for i, w in enumerate(words) if w[:1].isupper()), None)
-    if proper and all(w.lower() in _PREPOSITIONS | _PLACE_WORDS for w in words[:proper]):
+    container = next(
+        (
+            i
+            for i in range(len(words[:proper]) - 1)
+            if words[i].lower() in _PLACE_WORDS - _OF and words[i + 1].lower() in _PREPOSITIONS
+        ),
+        None,
+    )
+    if proper and container is not None:  # "an island in Indonesia": an island, not Indonesia
+        words = words[: container + 1]
+    elif proper and all(w.lower() in _PREPOSITIONS | _PLACE_WORDS for w in words[:proper]):
         words = words[proper:]
     elif len(words) > 1 and words[0].lower() in _PREPOSITIONS:
         words = words[1:]
@@ -206,6 +248,7 @@ class OfflineExtractor:
     def parse(self, text: str, *, question: bool = False) -> list[ParsedClause]:
         out: list[ParsedClause] = []
         extra = QUESTION_WORDS if question else frozenset()
+        previous = ""  # the subject of the clause before (what a pronoun points back at)
         for clause in _CLAUSES.split(text):
             clause = _NAO_MAIS.sub(r"\1 \2 ", clause.strip().strip("?¿!"))
             if not clause:
@@ -215,6 +258,9 @@ class OfflineExtractor:
                 continue
             head = clause[: match.start()]
             subject = " ".join(_subject_words(head, extra))
+            if subject.lower() in _PRONOUNS:
+                subject = previous  # "Монти это питон, он живет в террариуме"
+            previous = subject or previous
             out.extend(self._clauses(subject, match, clause, negated=_negated(head)))
         return out
 
@@ -222,30 +268,39 @@ class OfflineExtractor:
         self, subject: str, match: re.Match[str], clause: str, *, negated: bool
     ) -> list[ParsedClause]:
         """One clause per predicate: "X uses Python and runs on Linux" states two facts."""
-        groups: list[tuple[Predicate, list[str], bool]] = [
-            (self._forms[match.group(1).lower()], [], negated)
+        groups: list[tuple[str, Predicate, list[str], bool]] = [
+            (subject, self._forms[match.group(1).lower()], [], negated)
         ]
         pieces = _LIST_PARTS.split(clause[match.end() :])
         for n in range(0, len(pieces), 2):
             part = pieces[n].strip()
+            if not part:
+                continue  # ", and": an empty part between two separators (crashed before)
             again = self._pattern.search(part)
             lead = part[: again.start()] if again else ""
             if again and all(_negated(w) or w.lower() in _ADVERBS for w in lead.split()):
                 # a list tail with its own verb is a new fact about the same subject, denied if
                 # a negation leads it: "uses Python and doesn't run on Linux"
-                groups.append((self._forms[again.group(1).lower()], [], _negated(lead)))
+                groups.append((subject, self._forms[again.group(1).lower()], [], _negated(lead)))
+                part = part[again.end() :]
+            elif again and not _RELATIVE.search(" " + lead):
+                # its own subject too: "Java is an island, Jakarta is located on Java", "Ann
+                # works at Acme and Bob works at Globex" (a pronoun: the first clause's subject)
+                own = " ".join(_subject_words(lead, frozenset()))
+                own = subject if own.lower() in _PRONOUNS else own
+                groups.append((own, self._forms[again.group(1).lower()], [], _negated(lead)))
                 part = part[again.end() :]
             words = _object_words(part)
             after_comma = n > 0 and pieces[n - 1].strip() == ","
-            if after_comma and groups[-1][1] and part.split()[0].lower() in _APPOSITION_LEAD:
+            if after_comma and groups[-1][2] and part.split()[0].lower() in _APPOSITION_LEAD:
                 continue  # "reports to Bob, our CEO": a description of Bob, not a second name
             if words:
-                groups[-1][1].append(" ".join(words))
+                groups[-1][2].append(" ".join(words))
         out = []
-        for pred, objects, denied in groups:
+        for who, pred, objects, denied in groups:
             kept = objects[:1] if pred.cardinality == "one" else objects
-            if subject or kept:
-                out.append(ParsedClause(subject, pred, tuple(kept), denied))
+            if who or kept:
+                out.append(ParsedClause(who, pred, tuple(kept), denied))
         return out
 
     def identifiers(self, text: str) -> tuple[str | None, tuple[str, ...], list[str]]:

@@ -96,6 +96,20 @@ _NAMING_POS = frozenset({"NOUN", "ADJF", "ADJS", None})
 _PT_VERB_ENDINGS = ("ei", "ou", "amos", "emos", "imos", "aram", "eram", "iram", "ava", "avam")
 
 
+def is_cyrillic(token: str) -> bool:
+    return bool(_CYRILLIC.search(token))
+
+
+# not full participles: names have them ("Объединённая компания")
+_VERB_POS = frozenset({"VERB", "INFN", "PRTS", "GRND"})
+
+
+@lru_cache(maxsize=65536)
+def is_verb_form(token: str) -> bool:
+    """A Russian word whose likeliest reading is a verb form ("написан", "использует")."""
+    return _morph().parse(token.lower())[0].tag.POS in _VERB_POS
+
+
 @lru_cache(maxsize=65536)
 def names_a_thing(token: str) -> bool:
     """Whether a lower-case word can stand in a topic's name: not a verb form, pronoun,

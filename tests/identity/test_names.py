@@ -138,6 +138,58 @@ def test_a_list_tail_with_its_own_verb_is_its_own_fact() -> None:
     assert all("runs" not in t.object for t in triples)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a list part with its own subject and verb is its own fact, not an object
+        (
+            "Java is an island in Indonesia, Jakarta is located on Java",
+            [("Java", "IS_A", "island"), ("Jakarta", "LOCATED_IN", "Java")],
+        ),
+        (
+            "Bali is an island, Ann works at Acme",
+            [("Bali", "IS_A", "island"), ("Ann", "WORKS_AT", "Acme")],
+        ),
+        (
+            "Ann works at Acme and Bob works at Globex",
+            [("Ann", "WORKS_AT", "Acme"), ("Bob", "WORKS_AT", "Globex")],
+        ),
+        # the subject of "X <verb> ... and <predicate> Y" is X, not the whole first clause
+        (
+            "Сервис платежей написан на Java и использует Kafka",
+            [("Сервис платежей", "USES", "Kafka")],
+        ),
+        (
+            "The billing service is written in Java and uses Kafka",
+            [("billing service", "USES", "Kafka")],
+        ),
+        (
+            "O serviço de relatórios é escrito em Java e usa Kafka",
+            [("serviço de relatórios", "USES", "Kafka")],
+        ),
+        # "a city in Portugal" is a city; Portugal is where it is
+        ("Lisbon is a city in Portugal", [("Lisbon", "IS_A", "city")]),
+        # a pronoun points back at the sentence before; alone it names nothing
+        (
+            "Monty is a ball python. He lives in a glass terrarium",
+            [("Monty", "IS_A", "ball python"), ("Monty", "LOCATED_IN", "glass terrarium")],
+        ),
+        ("он живет в террариуме", []),
+        # a part that is a clause not understood gives no name
+        ("Сервис написан на Java, Kafka использует Zookeeper", [("Kafka", "USES", "Zookeeper")]),
+        # ", and": an empty list part (raised IndexError: the message was lost)
+        (
+            "checkout depends on payments, and ledger",
+            [("checkout", "DEPENDS_ON", "payments"), ("checkout", "DEPENDS_ON", "ledger")],
+        ),
+    ],
+)
+def test_a_clause_is_never_a_name(text: str, expected: list[tuple[str, str, str]]) -> None:
+    """Seen in the worlds tests: "Jakarta is located on Java" and "Сервис платежей написан
+    на Java и" became entity names."""
+    assert [(t.subject, t.predicate, t.object) for t in EXTRACTOR.extract(text)] == expected
+
+
 def test_a_relative_clause_is_no_part_of_a_name() -> None:
     [triple] = EXTRACTOR.extract("the api uses Kafka which runs on k8s")
     assert triple.object == "Kafka"
