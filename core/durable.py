@@ -96,6 +96,10 @@ async def recover(core: CoreApi) -> int:
         except CoreError as exc:  # refused now means refused then: do not retry forever
             log.warning("chat=%s unfinished record %s not taken up: %s", rec.chat, rec.id, exc)
             await finish(inbound, rec.chat, rec.id)
+        except Exception:  # a bug, not the record: the bot still starts and takes up the rest
+            # kept unfinished, so the start after a fix takes it up (raised, it stopped every
+            # start: one message that hit an extractor bug kept the bot down)
+            log.exception("chat=%s unfinished record %s failed; kept for later", rec.chat, rec.id)
     if records:
         log.info("took up %d unfinished inbound records", len(records))
     return len(records)

@@ -71,6 +71,44 @@ def test_log_is_wal_with_full_sync_and_keeps_the_first_version(tmp_path: Path) -
     log.close()
 
 
+async def test_a_record_that_hits_a_bug_does_not_stop_the_start(
+    tmp_path: Path, ontology: Ontology, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    """An unfinished record whose ingest raises something that is no CoreError (an extractor
+    bug: "depends on payments, and ledger" raised IndexError until a0bbc1f) is logged and
+    kept; the other records are taken up and the bot starts."""
+    from core.extract import OfflineExtractor
+
+    real = OfflineExtractor.extract
+
+    def buggy(self: OfflineExtractor, text: str, *args: Any, **kwargs: Any) -> Any:
+        if "ledger" in text:
+            raise IndexError("list index out of range")
+        return real(self, text, *args, **kwargs)
+
+    core = make_core(tmp_path, ontology)
+    assert core.inbound is not None
+    ts = datetime(2026, 5, 1, tzinfo=UTC)
+    for mid, text in (("1", "checkout depends on ledger"), ("2", "payments depends on antifraud")):
+        core.inbound.begin(ChatRecord(CHAT, mid, "message", "ann", text, ts, "", False))
+    await core.close()
+
+    monkeypatch.setattr(OfflineExtractor, "extract", buggy)
+    core = make_core(tmp_path, ontology)
+    with caplog.at_level(logging.ERROR, logger="core.durable"):
+        assert await durable.recover(core) == 2
+    assert "record 1 failed" in caplog.text
+    assert sentences(await core.facts(CHAT)) == {("payments DEPENDS_ON antifraud", "active")}
+    assert [r.id for r in core.inbound.unfinished()] == ["1"]  # type: ignore[union-attr]
+    await core.close()
+
+    monkeypatch.setattr(OfflineExtractor, "extract", real)  # the fix deployed: taken up
+    core = make_core(tmp_path, ontology)
+    assert await durable.recover(core) == 1
+    assert ("checkout DEPENDS_ON ledger", "active") in sentences(await core.facts(CHAT))
+    await core.close()
+
+
 async def test_a_message_is_done_only_with_its_facts_and_taken_up_after_a_crash(
     tmp_path: Path, ontology: Ontology
 ) -> None:
