@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 
 from core.language import clean_name, name_key
 from core.models import REVIEW_THRESHOLD, IngestResult, Rejection, TripleIn
@@ -27,12 +27,16 @@ class _Unresolvable(Exception):
     """A triple's name cannot become an entity (e.g. nothing left after normalising)."""
 
 
-def _kind_conflict(store: GraphStore, names: list[tuple[str, str, str]]) -> str:
+def _kind_conflict(store: GraphStore, names: list[tuple[str, str, str]], earlier: Set[str]) -> str:
     """'Java is a concept in this world' for each name (name, entity id, kind) the world
-    already knows: a triple the ontology refuses because of such a kind clashes with what the
-    world calls the name (the offline extractor even gives the known kind back)."""
+    already knows, stored or made by an earlier triple of the same message ("Java is an island,
+    Jakarta is located on Java" was refused, not queued): a triple the ontology refuses because
+    of such a kind clashes with what the world calls the name (the offline extractor even
+    gives the known kind back)."""
     return "; ".join(
-        f"{name} is a {kind} in this world" for name, eid, kind in names if eid in store.entities
+        f"{name} is a {kind} in this world"
+        for name, eid, kind in names
+        if eid in store.entities or eid in earlier
     )
 
 
@@ -57,6 +61,7 @@ class Writer(Stage):
         for triple in triples:
             reason = self.ontology.check(triple.subject_kind, triple.predicate, triple.object_kind)
             if reason is None:
+                earlier = set(fresh)  # made by the message's triples before this one
                 try:
                     s_id, s_kind = self.resolve(
                         store,
@@ -81,7 +86,9 @@ class Writer(Stage):
                 else:  # a known entity keeps its first kind: check the triple against it
                     reason = self.ontology.check(s_kind, triple.predicate, o_kind)
                     conflict = _kind_conflict(
-                        store, [(triple.subject, s_id, s_kind), (triple.object, o_id, o_kind)]
+                        store,
+                        [(triple.subject, s_id, s_kind), (triple.object, o_id, o_kind)],
+                        earlier,
                     )
                     if reason is not None and conflict:
                         # the triple is fine as stated; it clashes with what this world already

@@ -96,3 +96,27 @@ async def test_approving_a_kind_conflict_stores_it_as_the_names_other_meaning(
         assert {s for f in facts if f.world == island for s in f.sources} == {said.message_id}
     finally:
         await core.close()
+
+
+async def test_a_kind_conflict_with_a_name_the_same_message_made_is_queued_not_refused(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """ "Java is an island, Jakarta is located on Java": the first clause makes Java a concept,
+    the second needs a place. It was refused like a triple the ontology forbids; it waits for a
+    person with its reason, as a clash with a name the world knew before does."""
+    core = build_core(tmp_path / "d", HashEmbedder(), ontology, world_mode="single")
+    chat = "tg:kinds4"
+    try:
+        said = await core.remember(
+            chat, author="a", text="Java is an island in Indonesia, Jakarta is located on Java"
+        )
+        assert [(f.subject, f.predicate, f.object) for f in said.stored] == [
+            ("Java", "IS_A", "island")
+        ]
+        assert not said.rejected
+        [waiting] = await core.pending(chat)
+        assert (waiting.triple.subject, waiting.triple.object) == ("Jakarta", "Java")
+        assert "Java is a concept in this world" in waiting.reason
+        assert "Jakarta is" not in waiting.reason  # made by the queued triple itself
+    finally:
+        await core.close()
