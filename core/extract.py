@@ -181,7 +181,8 @@ def _subject_words(head: str, extra: frozenset[str]) -> list[str]:
     """The name before the predicate: the last comma part, or the one an apposition follows."""
     parts = [p.strip() for p in _OUTSIDE_PARENS_COMMA.split(head)]
     if len(parts) > 1 and not parts[-1]:  # "Ann, our CTO, reports to": the name is before it
-        parts = parts[:-1]
+        while len(parts) > 1 and not parts[-1]:  # a doubled comma ("Ann,, reports to") raised
+            parts = parts[:-1]
         if len(parts) > 1 and parts[-1].split()[0].lower() in _APPOSITION_LEAD:
             parts = parts[:-1]
     last = parts[-1].rsplit(": ", 1)[-1]  # "update: Ann works at Acme": the name is after it
