@@ -246,6 +246,10 @@ class OfflineExtractor:
         alternation = "|".join(re.escape(f) for f, _ in forms)
         self._pattern = re.compile(rf"(?<!\w)({alternation})(?!\w)", re.IGNORECASE)
 
+    def forms_in(self, text: str) -> list[str]:
+        """The predicates' surface forms a text uses, as written."""
+        return [m.group(1) for m in self._pattern.finditer(text)]
+
     def parse(self, text: str, *, question: bool = False) -> list[ParsedClause]:
         out: list[ParsedClause] = []
         extra = QUESTION_WORDS if question else frozenset()

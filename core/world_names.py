@@ -146,6 +146,23 @@ def distinctive_names(
     return names
 
 
+def first_name(text: str, skip: Set[str] = frozenset(), limit: int = 3) -> str:
+    """A newborn world's name from its first message: its most used words, first seen first,
+    by the same rules as distinctive_names (no filler, pronoun, verb form or number; one word
+    per sound), leaving out the lemmas in `skip` (the verbs of the predicate forms the
+    message uses: "Ana trabalha na Petrobras" is "ana petrobras", not "ana trabalha
+    petrobras"). The regrouping job renames it from the world's messages later."""
+    counts: Counter[str] = Counter()
+    shown: dict[str, str] = {}
+    for word in _words(text):
+        key = lemma(word)
+        if key not in skip:
+            counts[key] += 1
+            shown.setdefault(key, word)
+    ranked = [shown[k] for k, _ in counts.most_common()]
+    return " ".join(_one_per_concept(ranked, None, limit)) or "general"
+
+
 def rename_offline(
     store: GraphStore, naming: OfflineNaming, limit_per_world: int = 200
 ) -> dict[str, str]:

@@ -40,7 +40,6 @@ cluster / worlds per topic, read in order):
 from __future__ import annotations
 
 import uuid
-from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -50,9 +49,10 @@ import numpy as np
 import numpy.typing as npt
 
 from core.calibration import Calibration, calibrate
-from core.language import STOPWORDS, clean_name, key_tokens, name_key, tokens
+from core.language import clean_name, key_tokens, name_key
 from core.ports import Embedder, GraphStore, Vector
 from core.rows import WorldRow
+from core.world_names import first_name
 
 
 @dataclass(frozen=True)
@@ -121,9 +121,9 @@ def world_maturity(w: WorldRow) -> float:
 
 
 def keyword_topic(text: str, limit: int = 3) -> str:
-    words = [w for w in tokens(text) if len(w) > 2 and w not in STOPWORDS and not w.isdigit()]
-    top = [w for w, _ in Counter(words).most_common(limit)]
-    return " ".join(top) or "general"
+    """A newborn world's name (core.world_names.first_name; the pipeline also leaves out
+    the verbs of the predicate forms the message uses)."""
+    return first_name(text, limit=limit)
 
 
 def size_factor(n: npt.NDArray[np.float64] | float, same: float) -> Any:

@@ -134,6 +134,10 @@ class Context:
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
+    def verbs_in(self, text: str) -> set[str]:
+        """The verbs (lemmas) of the predicate forms a text uses ("trabalha na" -> trabalhar)."""
+        return {k for m in self.extractor.forms_in(text) for k in key_tokens(m)[:1]}
+
     def vectors_of_words(self, words: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
         """Unit vectors of single words (offline world names), each embedded once."""
         known = self.word_vectors.lookup(words)

@@ -18,6 +18,7 @@ from core.pipeline.context import Context
 from core.pipeline.write import Writer
 from core.ports import GraphStore, Vector
 from core.rows import Extraction, new_id
+from core.world_names import first_name
 from core.worlds import absorb, fold_newborn, merge_touched, newborn_merges_into, route
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,7 @@ class Ingest(Writer):
         if routed.born and mode == WorldMode.ADAPTIVE:
             into = newborn_merges_into(store, world, route_emb, params)
         if routed.born and into is None:
+            world.topic = first_name(text, self.ctx.verbs_in(text))
             store.upsert_world(world)
         store.add_message(
             message_id=msg_id,

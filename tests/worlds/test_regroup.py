@@ -263,6 +263,20 @@ async def test_the_job_names_a_world_of_three_languages_with_one_word_per_concep
     assert len(concept) == 1 and len(names[0]) == 3, names
 
 
+async def test_a_newborn_world_is_named_by_its_first_messages_topic_words(
+    world_core: Core, clock: ManualClock
+) -> None:
+    """Before the job renames it, a new world's name came from its first message's three most
+    frequent words: "ana trabalha petrobras" (the verb of WORKS_AT), "ele troquei bateria"."""
+    await _tell(world_core, "tg:born1", clock, ["A Ana trabalha na Petrobras"])
+    await _tell(world_core, "tg:born2", clock, ["ele troquei a bateria do carro dele ontem"])
+    [work] = await world_core.worlds("tg:born1")
+    [car] = await world_core.worlds("tg:born2")
+    assert work.topic == "ana petrobras", work.topic
+    assert not {"ele", "troquei", "dele", "ontem"} & set(car.topic.split()), car.topic
+    assert {"bateria", "carro"} <= set(car.topic.split()), car.topic
+
+
 JAVA_CODE = [
     "The billing service is written in Java with Spring Boot",
     "O serviço de relatórios usa Java 21 e Gradle",
