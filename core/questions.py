@@ -9,9 +9,62 @@ the predicate between the names already.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
+from core.language import QUESTION_WORDS, STOPWORDS
+
 _PARTICLE = "ли"
+MAX_SUBJECT_WORDS = 4  # more is a phrase, not a name a question is about
+# words a wh-question puts before its subject ("where does Ann work")
+_AUX = frozenset("is are was were does do did será é está".split())
+
+
+def split_verb(question: str, surface_forms: Iterable[str]) -> str | None:
+    """A wh-question whose predicate form is split or moved, put back around its subject:
+    "where is checkout located?" -> "checkout is located in", "where does Ann work?" -> "Ann
+    works at", "Onde fica o checkout?" -> "o checkout fica em", "Где работает Анна?" -> "Анна
+    работает в". The subject is what stands between the question words and the form's verb
+    (its first word that is no auxiliary), or after the verb when nothing does. None when no
+    form's verb is in the question. Unparsed, such a question named nothing the chat could
+    say it did not know, and was answered from whatever its words were close to ("where is
+    checkout located?" in a chat that never mentioned checkout: "Анна works at Сбер.")."""
+    for sentence in re.split(r"(?<=[.?!])\s+", question.strip()):
+        moved = _split_verb(sentence, surface_forms)
+        if moved:
+            return moved
+    return None
+
+
+def _split_verb(sentence: str, surface_forms: Iterable[str]) -> str | None:
+    words = [w.strip("?¿!.,") for w in sentence.split()]
+    low = [w.lower() for w in words]
+    if not low or low[0] not in QUESTION_WORDS:
+        return None  # "We want to buy 20 seats": no question, nobody asked about
+    if len(low) > 2 and low[1] in ("many", "much"):
+        words, low = words[3:], low[3:]  # "how many seats did Acme buy": about Acme
+
+    def fit(form: str) -> tuple[int, int]:  # the form's words the question lacks, then length
+        return (sum(p not in low for p in form.lower().split()), len(form))
+
+    for form in sorted(surface_forms, key=fit):  # "работает в", not "работает в должности"
+        parts = form.lower().split()
+        heads = [p for p in parts if p not in _AUX and p not in STOPWORDS and len(p) > 2]
+        if not heads:
+            continue
+        head = heads[0]
+        stems = {head, head.removesuffix("s")}  # "works at": "where does Ann work"
+        at = next((i for i, w in enumerate(low) if w in stems), None)
+        if at is None:
+            continue
+        before = [
+            w for w in words[:at] if w.lower() not in QUESTION_WORDS and w.lower() not in _AUX
+        ]
+        after = [w for w in words[at + 1 :] if w.lower() not in set(parts)]
+        subject = before or after
+        if 0 < len(subject) <= MAX_SUBJECT_WORDS:
+            return " ".join([*subject, form])
+    return None
 
 
 def declarative(question: str, surface_forms: Iterable[str]) -> str:

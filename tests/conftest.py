@@ -33,6 +33,14 @@ def real_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return FastEmbedEmbedder(BUNDLED_MODEL, local_dir=model_dir, threads=1)
 
 
+@pytest.fixture(scope="session")
+def use_embedder() -> Embedder:
+    """The offline multilingual model the bot runs without a fastembed cache."""
+    from core.embedding.use import UseEmbedder
+
+    return UseEmbedder(threads=1)
+
+
 def build_core(data_dir: Path, embedder: Embedder, ontology: Ontology, **config: object) -> Core:
     pool = StorePool(data_dir, dim=embedder.dim, model_name=embedder.model_name, max_open=8)
     return Core(pool=pool, embedder=embedder, ontology=ontology, config=CoreConfig(**config))  # type: ignore[arg-type]

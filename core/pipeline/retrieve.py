@@ -24,7 +24,7 @@ from core.pipeline.select import (
     yes_no_answer,
 )
 from core.ports import GraphStore, Vector
-from core.questions import declarative
+from core.questions import declarative, split_verb
 from core.quote import REPLACED, pick_quote
 from core.recall import Hit, is_when_question
 from core.recall import rank as recall_rank
@@ -94,6 +94,9 @@ class Retriever(Stage):
             return self.ambiguous(store, base, mentions, lang)
         literal = mentions.found
         clauses = self.extractor.parse(declarative(question, self._surface_forms), question=True)
+        if not clauses and not literal:  # "where is checkout located?": who is it about?
+            moved = split_verb(question, self._surface_forms)
+            clauses = self.extractor.parse(moved, question=True) if moved else []
         asked = kind_asked(question, self._kind_by_key)
         unknown = [
             name

@@ -246,3 +246,31 @@ async def test_a_russian_answer_puts_the_object_in_the_case_its_verb_governs(
     assert yes.startswith("Да, чекаут зависит от антифрода."), yes
     no = (await real_core.ask("ru", "Работает ли Анна в Яндексе?")).answer
     assert no == "Нет, уже нет. Сейчас верно: Анна работает в Сбербанке.", no
+
+
+@pytest.mark.parametrize(
+    ("lang", "question"),
+    [
+        ("en", "where is checkout located?"),
+        ("en", "what does billing use?"),
+        ("pt", "Onde fica o checkout?"),
+        ("ru", "Где находится биллинг?"),
+    ],
+)
+async def test_a_wh_question_about_a_name_the_chat_never_used_says_so(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, lang: str, question: str
+) -> None:
+    """ "where is checkout located?" with its verb split around the name did not parse, so it
+    named nothing unknown and was answered from the nearest entity: "Анна works at Сбер."
+    (USE, the bot's offline model, whose cosines put "Анна" near enough to be a seed)."""
+    real_core = build_core(tmp_path / "d", use_embedder, ontology)
+    try:
+        await _tell(real_core, lang, "Ann works at Acme", "A Ana trabalha na Petrobras")
+        await _tell(real_core, lang, "Анна работает в Сбере")
+        got = await real_core.ask(lang, question)
+        assert got.unknown and not got.facts, got.answer
+        assert not {"Acme", "Petrobras", "Сбер"} & set(got.answer.replace(".", " ").split())
+        lead = t("nothing_about", lang, names="XX").split("XX")[0]
+        assert got.answer.startswith(lead), got.answer
+    finally:
+        await real_core.close()

@@ -15,13 +15,6 @@ from ontology import Ontology
 from tests.doubles import ManualClock
 
 
-@pytest.fixture(scope="session")
-def use_embedder() -> Embedder:
-    from core.embedding.use import UseEmbedder
-
-    return UseEmbedder(threads=1)
-
-
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock()
