@@ -94,7 +94,7 @@ class Retriever(Stage):
             return self.ambiguous(store, base, mentions, lang)
         literal = mentions.found
         clauses = self.extractor.parse(declarative(question, self._surface_forms), question=True)
-        if not clauses and not literal:  # "where is checkout located?": who is it about?
+        if not clauses:  # "where is checkout located?": who is it about, and what?
             moved = split_verb(question, self._surface_forms)
             clauses = self.extractor.parse(moved, question=True) if moved else []
         asked = kind_asked(question, self._kind_by_key)

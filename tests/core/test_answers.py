@@ -274,3 +274,31 @@ async def test_a_wh_question_about_a_name_the_chat_never_used_says_so(
         assert got.answer.startswith(lead), got.answer
     finally:
         await real_core.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "fact", "question", "answer"),
+    [
+        ("en", "Ann works at Acme", "where does Ann work?", "Ann works at Acme."),
+        ("pt", "A Ana trabalha na Petrobras", "Onde a Ana trabalha?", "Ana trabalha na Petrobras."),
+        ("ru", "Анна работает в Сбере", "Где работает Анна?", "Анна работает в Сбере."),
+    ],
+)
+async def test_where_someone_works_is_answered_with_the_fact(
+    tmp_path: Path,
+    ontology: Ontology,
+    use_embedder: Embedder,
+    lang: str,
+    fact: str,
+    question: str,
+    answer: str,
+) -> None:
+    """The question's verb split around the name ("where does Ann work") did not parse, so it
+    asked for a place and got the message quoted instead of the fact."""
+    core = build_core(tmp_path / "d", use_embedder, ontology)
+    try:
+        await _tell(core, lang, fact, "checkout is located in Lisbon")
+        got = await core.ask(lang, question)
+        assert got.answer.splitlines()[0] == answer, got.answer
+    finally:
+        await core.close()
