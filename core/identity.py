@@ -155,6 +155,11 @@ def _word_keys(word: str) -> tuple[str, str, str]:
     return exact, " ".join(lemmas), " ".join(s for s in sounds if s)
 
 
+def fold(text: str) -> str:
+    """Case, ё and Latin diacritics folded ("Terrário" -> "terrario")."""
+    return _fold(text)
+
+
 def sound_key(word: str) -> str:
     """How a word sounds, whatever its script: "python", "питон" and "píton" are all "ptn"
     (the sound level of the name keys)."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from core.identity import sound_key
+from core.identity import fold, sound_key
 from core.language import STOPWORDS, lemma, names_a_thing, tokens
 from core.ports import GraphStore
 
@@ -39,11 +39,13 @@ FILLER = frozenset(
     really today tomorrow yesterday week month year time need want think anyone someone
     out off over back down yet even ever never much many more most other another same own
     only well good great nice okay thanks thank guys everyone something anything nothing
-    thing day way lot bit sure maybe here he she him her his hers them theirs mine yours
+    thing day way lot bit sure maybe here every he she him her his hers them theirs mine yours
     ours have has had having been being because until while against between through during
     before after above below under then once both each few such nor than too actually
     already lots stuff getting going gonna anyway guess almost enough around since pls next
-    last along
+    last along make take go say see know come give put let try keep
+    gostar querer precisar ficar poder dever saber achar dizer falar ver dar deixar passar
+    chegar levar colocar
     vou tá ta pra pro mais muito hoje ontem amanhã alguem alguém já não sim ele ela eles
     elas eu você vocês nós meu minha seu sua dele dela nosso nossa isso isto esse essa este
     esta aquele aquela ter ser estar fazer ir tive fiz fui foi era semana mês ano dia vez
@@ -53,6 +55,7 @@ FILLER = frozenset(
     месяц неделя год день раз время вещь штука человек хорошо просто вообще сейчас""".split()
 )
 SAME_CONCEPT = 0.78  # word-vector cosine at which two words are one concept (see above)
+COGNATE = 6  # letters of a common start (diacritics folded) that make two words one concept
 CANDIDATES = 12  # a world's best words the concept check looks at (embedded once, cached)
 
 WordVectors = Callable[[list[str]], npt.NDArray[np.float32]]
@@ -89,10 +92,15 @@ def _one_per_concept(words: list[str], vectors: WordVectors | None, limit: int) 
     words = words[:CANDIDATES]
     vecs = vectors(words) if vectors is not None and len(words) > 1 else None
     sounds = [sound_key(w) for w in words]
+    folded = [fold(w) for w in words]
     kept: list[int] = []
     for i in range(len(words)):
         if any(len(sounds[i]) >= 3 and sounds[i] == sounds[j] for j in kept):
             continue
+        if any(
+            folded[i][:COGNATE] == folded[j][:COGNATE] for j in kept if len(folded[j]) >= COGNATE
+        ):
+            continue  # a cognate: "terrarium" / "terrário", "dependency" / "dependência"
         if vecs is not None and any(float(vecs[i] @ vecs[j]) >= SAME_CONCEPT for j in kept):
             continue
         kept.append(i)
@@ -138,6 +146,7 @@ def distinctive_names(
             key=lambda k: (
                 -(counts[k] / size) * (math.log((1 + n_worlds) / (1 + spread[k])) + 0.1),
                 -counts[k],
+                -len(k),  # a tie goes to the longer word: "terrarium" before "eats"
                 k,
             ),
         )

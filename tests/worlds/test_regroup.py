@@ -211,6 +211,8 @@ def test_offline_names_give_one_concept_one_slot(use_embedder: Embedder) -> None
     assert len(named["cars"].split()) == 3, named
     # words of one topic that are not one concept stay apart
     assert _one_per_concept(["cat", "dog", "bank"], vectors, 3) == ["cat", "dog", "bank"]
+    # a cognate is one concept whatever the vectors say (terrarium / terrário: 0.57 in USE)
+    assert _one_per_concept(["terrarium", "terrário", "lamp"], None, 3) == ["terrarium", "lamp"]
 
 
 async def test_offline_names_leave_out_the_ontologys_verbs_and_numbers(
