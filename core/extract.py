@@ -130,8 +130,8 @@ _PLACE_WORDS = frozenset(
     области province província улица улице street rua of de do da""".split()
 )
 _OF = frozenset("of de do da".split())
-# a subject that only points back at the clause before ("Монти это питон, он живет в
-# террариуме"): that clause's subject, never an entity of its own
+# a subject that only points back ("Monty is a ball python. He lives in a terrarium"): the
+# subject before it, never an entity of its own (with none before it, no fact)
 _PRONOUNS = frozenset("he she it they him her them ele ela eles elas он она оно они".split())
 # a verb that ends a subject before a second verb joined by "and": "the billing service is
 # written in Java and uses Kafka" is about "billing service" (Russian: its part of speech)
@@ -264,7 +264,7 @@ class OfflineExtractor:
             head = clause[: match.start()]
             subject = " ".join(_subject_words(head, extra))
             if subject.lower() in _PRONOUNS:
-                subject = previous  # "Монти это питон, он живет в террариуме"
+                subject = previous  # "Monty is a ball python. He lives in a terrarium"
             previous = subject or previous
             out.extend(self._clauses(subject, match, clause, negated=_negated(head)))
         return out

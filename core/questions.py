@@ -22,11 +22,12 @@ _AUX = frozenset("is are was were does do did será é está".split())
 
 def split_verb(question: str, surface_forms: Iterable[str]) -> str | None:
     """A wh-question whose predicate form is split or moved, put back around its subject:
-    "where is checkout located?" -> "checkout is located in", "where does Ann work?" -> "Ann
-    works at", "Onde fica o checkout?" -> "o checkout fica em", "Где работает Анна?" -> "Анна
-    работает в". The subject is what stands between the question words and the form's verb
-    (its first word that is no auxiliary), or after the verb when nothing does. None when no
-    form's verb is in the question. Unparsed, such a question named nothing the chat could
+    "where is checkout located?" -> "checkout located in", "where does Ann work?" -> "Ann
+    work at", "Onde fica o checkout?" -> "o checkout fica em", "Где работает Анна?" -> "Анна
+    работает в" (the form that lacks fewest of its words, then the shortest). The subject is
+    what stands between the question words and the form's verb (its first word that is no
+    auxiliary), or after the verb when nothing does; at most MAX_SUBJECT_WORDS, in a sentence
+    that starts with a question word. None when no form's verb is in the question. Unparsed, such a question named nothing the chat could
     say it did not know, and was answered from whatever its words were close to ("where is
     checkout located?" in a chat that never mentioned checkout: "Анна works at Сбер.")."""
     for sentence in re.split(r"(?<=[.?!])\s+", question.strip()):

@@ -87,8 +87,9 @@ def _words(text: str) -> list[str]:
 def _one_per_concept(words: list[str], vectors: WordVectors | None, limit: int) -> list[str]:
     """The first `limit` words, each another concept than those kept before it: not the same
     sound in another script ("python", "питон", "píton"; three consonants at least: "java"
-    and "ave" are both "v") and, with word vectors, further than SAME_CONCEPT (translations
-    are not transliterations: car / carro / машина)."""
+    and "ave" are both "v"), not a cognate (the same first COGNATE letters) and, with word
+    vectors, further than SAME_CONCEPT (translations are not transliterations: car / carro /
+    машина)."""
     words = words[:CANDIDATES]
     vecs = vectors(words) if vectors is not None and len(words) > 1 else None
     sounds = [sound_key(w) for w in words]
