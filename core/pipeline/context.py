@@ -22,6 +22,7 @@ from core.inbound import InboundLog
 from core.language import detect_language, key_tokens, name_key, sanitize
 from core.pipeline.due import RegroupDue
 from core.ports import Clock, Embedder, GraphStore, GraphStores, Llm
+from core.questions import VerbForms
 from core.seeds import seed_cutoff
 from core.texts import t
 from core.world_names import OfflineNaming
@@ -92,6 +93,7 @@ class Context:
     kind_by_key: dict[str, str] = field(init=False)  # a kind word's key -> the kind
     surface_keys: set[str] = field(init=False)  # keys of the predicates' surface forms
     surface_forms: list[str] = field(init=False)  # the predicates' surface forms, as written
+    verb_forms: VerbForms = field(init=False)  # the same, by their verb (core/questions.py)
     # predicate -> the first word of each of its forms ("depend", "работать"): a verb, which
     # offline names leave out of a world holding such facts (core/world_names.py)
     predicate_verbs: dict[str, frozenset[str]] = field(init=False)
@@ -130,6 +132,7 @@ class Context:
             "surface_keys": {k for _, _, keys in forms for k in keys},
             "predicate_verbs": {p: frozenset(v) for p, v in verbs.items()},
             "surface_forms": [form for _, form, _ in forms],
+            "verb_forms": VerbForms(form for _, form, _ in forms),
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)

@@ -95,7 +95,7 @@ class Retriever(Stage):
         literal = mentions.found
         clauses = self.extractor.parse(declarative(question, self._surface_forms), question=True)
         if not clauses:  # "where is checkout located?": who is it about, and what?
-            moved = split_verb(question, self._surface_forms)
+            moved = split_verb(question, self.ctx.verb_forms)
             clauses = self.extractor.parse(moved, question=True) if moved else []
         asked = kind_asked(question, self._kind_by_key)
         unknown = [
