@@ -195,24 +195,21 @@ def _subject_words(head: str, extra: frozenset[str]) -> list[str]:
 def _before_first_verb(words: list[str]) -> list[str]:
     """The words before the first verb: "billing service is written in Java" -> "billing
     service". No verb found: none of them is a name (the clause is not understood)."""
-    for i in range(len(words)):
-        if _has_verb(words[i : i + 1]):
-            return words[:i]
-    return []
+    at = next((i for i, w in enumerate(words) if _is_verb(w)), None)
+    return [] if at is None else words[:at]
 
 
-def _has_verb(words: list[str]) -> bool:
-    return any(
-        (low := w.lower().strip(",;:")) in _AUXILIARIES or (is_cyrillic(low) and is_verb_form(low))
-        for w in words
-    )
+def _is_verb(word: str) -> bool:
+    """An auxiliary (en/pt) or, in Russian, a verb form by pymorphy3's reading."""
+    low = word.lower().strip(",;:")
+    return low in _AUXILIARIES or (is_cyrillic(low) and is_verb_form(low))
 
 
 def _object_words(part: str) -> list[str]:
     words = _RELATIVE.sub("", part).split()
     if _filler_at(words, end=False) == len(words) or _negated(part, len(words)):
         return []  # ", I guess", ", right": a tag; "and doesn't run on Linux": a denial
-    if _has_verb(words):
+    if any(_is_verb(w) for w in words):
         return []  # a clause not understood ("Jakarta is located on Java"), not a name
     words = _strip_fillers(_strip_adverbs(_strip_leading(words)))
     proper = next((i for i, w in enumerate(words) if w[:1].isupper()), None)
