@@ -97,6 +97,7 @@ class Context:
     # predicate -> the first word of each of its forms ("depend", "работать"): a verb, which
     # offline names leave out of a world holding such facts (core/world_names.py)
     predicate_verbs: dict[str, frozenset[str]] = field(init=False)
+    form_verbs: dict[str, frozenset[str]] = field(init=False)  # a form (lower case) -> its verb
     name_rules: NameRules = field(init=False)  # the legal forms name keys ignore
     seed_cutoff: float = field(init=False)  # configured, or read from the model (core/seeds.py)
     route_vectors: RouteVectors = field(init=False, default_factory=RouteVectors)
@@ -131,6 +132,7 @@ class Context:
             "regroup_due": RegroupDue(self.world_params),
             "surface_keys": {k for _, _, keys in forms for k in keys},
             "predicate_verbs": {p: frozenset(v) for p, v in verbs.items()},
+            "form_verbs": {form.lower(): frozenset(keys[:1]) for _, form, keys in forms},
             "surface_forms": [form for _, form, _ in forms],
             "verb_forms": VerbForms(form for _, form, _ in forms),
         }
@@ -139,7 +141,7 @@ class Context:
 
     def verbs_in(self, text: str) -> set[str]:
         """The verbs (lemmas) of the predicate forms a text uses ("trabalha na" -> trabalhar)."""
-        return {k for m in self.extractor.forms_in(text) for k in key_tokens(m)[:1]}
+        return {k for m in self.extractor.forms_in(text) for k in self.form_verbs[m.lower()]}
 
     def vectors_of_words(self, words: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
         """Unit vectors of single words (offline world names), each embedded once."""
