@@ -151,7 +151,13 @@ def clean_name(name: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; hyphens and punctuation separate words."""
-    return [t.lower() for t in _TOKEN.findall(unicodedata.normalize("NFKC", text))]
+    return [t.lower() for t in written_tokens(text)]
+
+
+def written_tokens(text: str) -> list[str]:
+    """The word tokens as written (case kept: an embedding model reads "Moscou" as the city,
+    0.81 from "Москву" with USE, and "moscou" as a word it hardly knows, 0.54)."""
+    return list(_TOKEN.findall(unicodedata.normalize("NFKC", text)))
 
 
 def name_key(name: str) -> str:

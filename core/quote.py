@@ -6,6 +6,14 @@ that ranked the message (core/recall.py), applied to each sentence: the question
 it holds, weighted by how rare they are in the chat (BM25's idf), the question's entities that
 it names, and, for a question asking for an amount ("how much", "quanto", "сколько"), a number.
 The message's own rank breaks ties and lets a strong message win over a weak one.
+
+A client often asks in another language than the one the team told the answer in ("do you
+deliver to Moscow?" against "Доставка в Москву не осуществляется"). Shared words cannot match
+these, and the short list of everyday equivalents (core/vocabulary.py) covers few; so the words
+of an evidence message written in another language than the question's count as the question's
+when the embedding model puts one of the question's words within a word and its translation
+(`bridge`, core/pipeline/retrieve.py: SAME_CONCEPT, the line offline world names use for the
+same purpose: delivery / доставка 0.92, devolver / returns 0.79, CEO / gerente 0.58, with USE).
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.language import key_tokens, name_key
+from core.language import key_tokens, lemma, name_key, written_tokens
 from core.recall import Hit, index_tokens
 from core.vocabulary import equivalents
 
@@ -51,6 +59,11 @@ _AMOUNT = frozenset(
 )
 
 
+# (the question's content words as written, a message's text) -> the message's words (index
+# tokens) that translate one of them
+Bridge = Callable[[Sequence[str], str], set[str]]
+
+
 @dataclass(frozen=True)
 class Quote:
     message_id: str
@@ -79,14 +92,17 @@ def pick_quote(
     entity_names: Sequence[str] = (),
     skip: frozenset[str] = frozenset(),
     outdated: Set[str] = frozenset(),
+    bridge: Bridge | None = None,
 ) -> Quote | None:
     """The best sentence among the first evidence messages, or None when none answers.
     `skip`: words that mark a stored explicit fact (the ontology's predicate names);
     `outdated`: messages whose facts about the question's entities a later message replaced
     ("Ann works at Acme" once "Ann works at Globex" came): quoted, they would answer with
-    what no longer holds, so they do not compete."""
-    terms = set(index_tokens(question))
-    terms = (terms | equivalents(terms)) - _FILLER  # a sentence in another language too
+    what no longer holds, so they do not compete. `bridge`: the words of a message in another
+    language that translate one of the question's words (none: shared words only)."""
+    own = frozenset(index_tokens(question)) - _FILLER
+    terms = (own | equivalents(own)) - _FILLER  # a sentence in another language too
+    written = [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
     # the question's entities and the names it writes capitalised ("SSO", "Starter")
     names = list(
         dict.fromkeys(k for k in map(name_key, [*entity_names, *_NAME.findall(question)]) if k)
@@ -96,12 +112,13 @@ def pick_quote(
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     top = max((h.score for h in candidates), default=0.0) or 1.0
     for h in candidates:
+        found = terms | bridge(written, h.text) if bridge is not None and written else terms
         parts = sentences(h.text)
         for i, sentence in enumerate(parts):
             if skip and any(w in skip for w in sentence.split()):
                 continue  # an explicit fact stored as "A PREDICATE B": not a person's words
             key = " ".join(key_tokens(sentence))
-            words = sum(max(idf(t), MIN_IDF) for t in terms & set(index_tokens(sentence)))
+            words = sum(max(idf(t), MIN_IDF) for t in found & set(index_tokens(sentence)))
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities
             if score < MIN_RELEVANCE:

@@ -5,11 +5,13 @@ worker thread, on the GraphStore port."""
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
+from functools import partial
 
 from core.answering import Support, compose, in_subkind, kind_asked
-from core.language import STOPWORDS, clean_name, key_tokens, name_key
+from core.langid import detect_language
+from core.language import STOPWORDS, clean_name, key_tokens, lemma, name_key, written_tokens
 from core.models import Answer, FactView, ScoredEntity, Seed
 from core.pipeline.context import Stage
 from core.pipeline.select import (
@@ -26,7 +28,7 @@ from core.pipeline.select import (
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
 from core.quote import REPLACED, pick_quote
-from core.recall import Hit, is_when_question
+from core.recall import Hit, index_tokens, is_when_question
 from core.recall import rank as recall_rank
 from core.retrieval import (
     directional_reach,
@@ -37,6 +39,7 @@ from core.retrieval import (
 )
 from core.rows import new_id
 from core.texts import t
+from core.world_names import SAME_CONCEPT
 from core.worlds import question_worlds
 
 
@@ -134,7 +137,13 @@ class Retriever(Stage):
                 store, question, q_emb, literal, [], worlds
             )
             names = ", ".join(unknown) if unknown else self.content_phrase(question)
-            quote = pick_quote(question, hits, idf=store.recall.idf, skip=self._predicate_names)
+            quote = pick_quote(
+                question,
+                hits,
+                idf=store.recall.idf,
+                skip=self._predicate_names,
+                bridge=partial(self.translations, lang),
+            )
             # a name the question uses is worth saying back ("nothing about billing"); a
             # phrase of its words is not ("nothing about much Pro 20 seats")
             said = [n for n in unknown if name_key(n) not in self._kind_by_key]
@@ -251,6 +260,7 @@ class Retriever(Stage):
                     entity_names=[store.entities[e].name for e in literal],
                     skip=self._predicate_names,
                     outdated=outdated,
+                    bridge=partial(self.translations, lang),
                 ),
                 prefer_quote=is_when_question(question),
             ),
@@ -268,6 +278,27 @@ class Retriever(Stage):
         return Retrieved(
             answer, scored[:50], [e.fact for e in sub_edges[:200]], evidence_text, hits
         )
+
+    def translations(self, lang: str, words: Sequence[str], text: str) -> set[str]:
+        """The words (index tokens) of a message written in another language than the
+        question's (`lang`) whose form as written the model puts within SAME_CONCEPT of one of
+        the question's words as written (core/quote.py). Each form is embedded once per
+        process (Context.vectors_of_words); a message in the question's language costs one
+        language guess."""
+        if detect_language(text) == lang:
+            return set()
+        content = set(index_tokens(text))
+        theirs: dict[str, str] = {}  # as written -> its index token
+        for w in written_tokens(text):
+            key = lemma(w.lower())
+            if key in content and w not in words:
+                theirs.setdefault(w, key)
+        if not theirs:
+            return set()
+        mine, forms = list(words), list(theirs)
+        vecs = self.ctx.vectors_of_words(mine + forms)
+        near = (vecs[len(mine) :] @ vecs[: len(mine)].T).max(axis=1) >= SAME_CONCEPT
+        return {theirs[w] for w, yes in zip(forms, near, strict=True) if yes}
 
     @staticmethod
     def _homonym(store: GraphStore, question: str) -> bool:
