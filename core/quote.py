@@ -14,6 +14,13 @@ of an evidence message written in another language than the question's count as 
 when the embedding model puts one of the question's words within a word and its translation
 (`bridge`, core/pipeline/retrieve.py: SAME_CONCEPT, the line offline world names use for the
 same purpose: delivery / доставка 0.92, devolver / returns 0.79, CEO / gerente 0.58, with USE).
+
+Words alone still missed most questions of a company the bot was never tuned on (bench/answers.py
+`--set velo`, tuning part: 0.433 right with the bridge): clients paraphrase ("can I leave my
+suitcase?" against "luggage storage is 4 € a day"). So each candidate sentence, embedded alone,
+also scores its cosine with the question: MEANING_WEIGHT per calibrated gap above the model's
+mean cross-topic cosine (core/calibration.py, no per-model constant), and a sentence at least
+as close as two messages of one topic (`same`) may be quoted though it shares no word.
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
+import numpy.typing as npt
+
 from core.language import key_tokens, lemma, name_key, written_tokens
 from core.recall import Hit, index_tokens
 from core.vocabulary import equivalents
@@ -30,7 +40,6 @@ from core.vocabulary import equivalents
 MAX_QUOTE_CHARS = 300
 # how an evidence message that a later one replaced is marked for a model (core/llm/prompts.py)
 REPLACED = " [replaced by a later message]"
-CANDIDATES = 5  # evidence messages whose sentences compete
 MIN_RELEVANCE = 1.0  # words + entities below this: better to say nothing was found
 ENTITY_WEIGHT = 1.5
 # a shared word counts at least this much: in a new chat of a few messages every word is
@@ -57,6 +66,25 @@ _AMOUNT = frozenset(
         "срок"
     )
 )
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """The question's vector, the model's calibrated mean cross- and same-topic pair cosines
+    (core/calibration.py), and the vectors of texts (each sentence alone)."""
+
+    vector: npt.NDArray[np.float32]
+    cross: float
+    same: float
+    vectors: Callable[[list[str]], npt.NDArray[np.float32]]
+
+
+# Chosen on the tuning parts of both companies of bench/answers.py (lumio tune stayed 1.000
+# throughout; velo tune, by weight with 5 / 8 candidates: 0 -> 0.367 / 0.433, 1 -> 0.400 /
+# 0.467, 2 -> 0.433 / 0.500, 4 -> 0.567 / 0.667, 6 to 12 -> 0.667 / 0.667; 10 or 12
+# candidates no better): the smallest weight on the plateau, so shared words still count.
+MEANING_WEIGHT = 4.0  # per calibrated gap of cosine above `cross`
+CANDIDATES = 8  # evidence messages whose sentences compete
 
 
 # (the question's content words as written, a message's text) -> the message's words (index
@@ -93,6 +121,7 @@ def pick_quote(
     skip: frozenset[str] = frozenset(),
     outdated: Set[str] = frozenset(),
     bridge: Bridge | None = None,
+    meaning: Meaning | None = None,
 ) -> Quote | None:
     """The best sentence among the first evidence messages, or None when none answers.
     `skip`: words that mark a stored explicit fact (the ontology's predicate names);
@@ -111,6 +140,12 @@ def pick_quote(
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     top = max((h.score for h in candidates), default=0.0) or 1.0
+    cosines: dict[str, float] = {}
+    if meaning is not None:
+        texts = list(dict.fromkeys(s for h in candidates for s in sentences(h.text)))
+        if texts:
+            sims = meaning.vectors(texts) @ meaning.vector
+            cosines = {t: float(c) for t, c in zip(texts, sims, strict=True)}
     for h in candidates:
         found = terms | bridge(written, h.text) if bridge is not None and written else terms
         parts = sentences(h.text)
@@ -121,8 +156,15 @@ def pick_quote(
             words = sum(max(idf(t), MIN_IDF) for t in found & set(index_tokens(sentence)))
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities
+            near = 0.0
+            if meaning is not None:
+                cos = cosines.get(sentence, 0.0)
+                near = max(cos - meaning.cross, 0.0) / max(meaning.same - meaning.cross, 1e-3)
+                if cos >= meaning.same:
+                    score = max(score, MIN_RELEVANCE)
             if score < MIN_RELEVANCE:
                 continue  # shares (almost) nothing with the question: it answers nothing
+            score += MEANING_WEIGHT * near
             if amount and _DIGIT.search(sentence):
                 score += AMOUNT_WEIGHT
             score += RANK_WEIGHT * h.score / top

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from core.calibration import Calibration, calibrate
 from core.config import CoreConfig
 from core.errors import InvalidInput
 from core.extract import OfflineExtractor
@@ -102,6 +103,9 @@ class Context:
     seed_cutoff: float = field(init=False)  # configured, or read from the model (core/seeds.py)
     route_vectors: RouteVectors = field(init=False, default_factory=RouteVectors)
     word_vectors: RouteVectors = field(init=False, default_factory=lambda: RouteVectors(4096))
+    # sentences of evidence messages, alone, that a quote is chosen among (core/quote.py)
+    sentence_vectors: RouteVectors = field(init=False, default_factory=lambda: RouteVectors(4096))
+    calibration: Calibration = field(init=False)  # the model's same/cross-topic cosines
     regroup_due: RegroupDue = field(init=False)  # when the regrouping job runs (due.py)
 
     def __post_init__(self) -> None:
@@ -128,6 +132,7 @@ class Context:
                 if self.config.min_seed_similarity is not None
                 else seed_cutoff(self.embedder)
             ),
+            "calibration": calibrate(self.embedder, self.config.calibration_dir),
             "kind_by_key": kind_by_key,
             "regroup_due": RegroupDue(self.world_params),
             "surface_keys": {k for _, _, keys in forms for k in keys},
@@ -145,10 +150,25 @@ class Context:
 
     def vectors_of_words(self, words: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
         """Unit vectors of single words (offline world names), each embedded once."""
-        known = self.word_vectors.lookup(words)
+        return self._vectors_in(self.word_vectors, words)
+
+    def vectors_of_sentences(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """Unit vectors of sentences alone (quotes): a recent message's routing vector when
+        the sentence is the whole message, else embedded once."""
+        recent = {t: self.route_vectors.get(t) for t in dict.fromkeys(texts)}
+        rest = [t for t, v in recent.items() if v is None]
+        found = dict(zip(rest, self._vectors_in(self.sentence_vectors, rest), strict=True))
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([v if (v := recent[t]) is not None else found[t] for t in texts])
+
+    def _vectors_in(
+        self, cache: RouteVectors, texts: list[str]
+    ) -> np.ndarray[Any, np.dtype[np.float32]]:
+        known = cache.lookup(texts)
         missing = [w for w, v in known.items() if v is None]
         fresh = list(self.embedder.embed(missing)) if missing else []
-        vecs = self.word_vectors.given(words, known, fresh)
+        vecs = cache.given(texts, known, fresh)
         if not vecs:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack(vecs).astype(np.float32)

@@ -27,7 +27,7 @@ from core.pipeline.select import (
 )
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
-from core.quote import REPLACED, pick_quote
+from core.quote import REPLACED, Meaning, pick_quote
 from core.recall import Hit, index_tokens, is_when_question
 from core.recall import rank as recall_rank
 from core.retrieval import (
@@ -143,6 +143,7 @@ class Retriever(Stage):
                 idf=store.recall.idf,
                 skip=self._predicate_names,
                 bridge=partial(self.translations, lang),
+                meaning=self._meaning(q_emb),
             )
             # a name the question uses is worth saying back ("nothing about billing"); a
             # phrase of its words is not ("nothing about much Pro 20 seats")
@@ -261,6 +262,7 @@ class Retriever(Stage):
                     skip=self._predicate_names,
                     outdated=outdated,
                     bridge=partial(self.translations, lang),
+                    meaning=self._meaning(q_emb),
                 ),
                 prefer_quote=is_when_question(question),
             ),
@@ -278,6 +280,10 @@ class Retriever(Stage):
         return Retrieved(
             answer, scored[:50], [e.fact for e in sub_edges[:200]], evidence_text, hits
         )
+
+    def _meaning(self, q_emb: Vector) -> Meaning:
+        cal = self.ctx.calibration
+        return Meaning(q_emb, cal.cross, cal.same, self.ctx.vectors_of_sentences)
 
     def translations(self, lang: str, words: Sequence[str], text: str) -> set[str]:
         """The words (index tokens) of a message written in another language than the
