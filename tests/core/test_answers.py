@@ -366,3 +366,35 @@ async def test_a_question_no_message_answers_in_any_language_still_finds_nothing
         assert got.answer == t("nothing_found", lang), got.answer
     finally:
         await core.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("can I leave my suitcase with you for the day?", "luggage storage"),
+        ("Vocês guardam bagagem?", "luggage storage"),
+        ("when do you close on sundays?", "domingos fechamos"),
+    ],
+)
+async def test_a_paraphrased_question_quotes_the_message_that_answers_it(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, question: str, quoted: str
+) -> None:
+    """A client's words are not the team's ("suitcase" against "luggage storage"): word
+    overlap quoted another message that shared "day" or nothing at all; the sentences' meaning
+    (core/quote.py) picks the one that answers. The model is the limit: USE puts "Posso
+    deixar a minha mala aí durante o dia?" at 0.14 from the luggage message and 0.24 from the
+    Sunday one, so that question still quotes the Sunday hours."""
+    core = build_core(tmp_path / "d", use_embedder, ontology)
+    try:
+        await _tell(
+            core,
+            "c",
+            "city bikes are 15 € per day, the basket is included",
+            "we have luggage storage at the shop, 4 € per bag",
+            "aos domingos fechamos às 14h, nos outros dias às 19h",
+            "lunch anyone? the place on the corner has a new menu",
+        )
+        got = await core.ask("c", question)
+        assert quoted in got.answer.splitlines()[0], got.answer
+    finally:
+        await core.close()
