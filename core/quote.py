@@ -158,7 +158,7 @@ def pick_quote(
             score = words + entities
             near = 0.0
             if meaning is not None:
-                cos = cosines.get(sentence, 0.0)
+                cos = cosines[sentence]
                 near = max(cos - meaning.cross, 0.0) / max(meaning.same - meaning.cross, 1e-3)
                 if cos >= meaning.same:
                     score = max(score, MIN_RELEVANCE)

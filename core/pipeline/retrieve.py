@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from core.answering import Support, compose, in_subkind, kind_asked
-from core.langid import detect_language
+from core.langid import LANGUAGES, detect_language
 from core.language import STOPWORDS, clean_name, key_tokens, lemma, name_key, written_tokens
 from core.models import Answer, FactView, ScoredEntity, Seed
 from core.pipeline.context import Stage
@@ -281,17 +281,27 @@ class Retriever(Stage):
             answer, scored[:50], [e.fact for e in sub_edges[:200]], evidence_text, hits
         )
 
-    def _meaning(self, q_emb: Vector) -> Meaning:
+    def _meaning(self, q_emb: Vector) -> Meaning | None:
+        """What a quote's meaning score needs (core/quote.py); none with a model that does
+        not separate topics in every language the bot serves (its calibration says which):
+        the English MiniLM's cosines favoured English sentences over the Portuguese one that
+        answered ("can I pay with PayPal?": lumio tune 1.000 -> 0.972, velo tune 0.300 ->
+        0.267), and across languages they are noise."""
         cal = self.ctx.calibration
+        if not set(cal.languages) >= set(LANGUAGES):
+            return None
         return Meaning(q_emb, cal.cross, cal.same, self.ctx.vectors_of_sentences)
 
     def translations(self, lang: str, words: Sequence[str], text: str) -> set[str]:
         """The words (index tokens) of a message written in another language than the
         question's (`lang`) whose form as written the model puts within SAME_CONCEPT of one of
-        the question's words as written (core/quote.py). Each form is embedded once per
+        the question's words as written (core/quote.py), when the model separates topics in
+        both languages (its calibration; the English MiniLM in English only). Each form is embedded once per
         process (Context.vectors_of_words); a message in the question's language costs one
         language guess."""
-        if detect_language(text) == lang:
+        read = self.ctx.calibration.languages  # a model that reads both languages only
+        theirs_lang = detect_language(text)
+        if theirs_lang == lang or lang not in read or theirs_lang not in read:
             return set()
         content = set(index_tokens(text))
         theirs: dict[str, str] = {}  # as written -> its index token
