@@ -122,13 +122,16 @@ def pick_quote(
     outdated: Set[str] = frozenset(),
     bridge: Bridge | None = None,
     meaning: Meaning | None = None,
+    nearest: Sequence[Hit] = (),
 ) -> Quote | None:
     """The best sentence among the first evidence messages, or None when none answers.
     `skip`: words that mark a stored explicit fact (the ontology's predicate names);
     `outdated`: messages whose facts about the question's entities a later message replaced
     ("Ann works at Acme" once "Ann works at Globex" came): quoted, they would answer with
     what no longer holds, so they do not compete. `bridge`: the words of a message in another
-    language that translate one of the question's words (none: shared words only)."""
+    language that translate one of the question's words (none: shared words only);
+    `meaning`: what the sentences' meaning score needs (none: words only); `nearest`: the
+    messages nearest the question by meaning alone, candidates too (with no rank bonus)."""
     own = frozenset(index_tokens(question)) - _FILLER
     terms = (own | equivalents(own)) - _FILLER  # a sentence in another language too
     written = [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
@@ -139,6 +142,8 @@ def pick_quote(
     amount = asks_amount(question)
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
+    taken = {h.id for h in candidates}
+    candidates += [h for h in nearest if h.id not in outdated and h.id not in taken]
     top = max((h.score for h in candidates), default=0.0) or 1.0
     cosines: dict[str, float] = {}
     if meaning is not None:

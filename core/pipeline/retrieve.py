@@ -28,7 +28,7 @@ from core.pipeline.select import (
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
 from core.quote import REPLACED, Meaning, pick_quote
-from core.recall import Hit, index_tokens, is_when_question
+from core.recall import Hit, index_tokens, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.retrieval import (
     directional_reach,
@@ -41,6 +41,10 @@ from core.rows import new_id
 from core.texts import t
 from core.world_names import SAME_CONCEPT
 from core.worlds import question_worlds
+
+# the messages nearest by meaning alone a quote also looks at (core/recall/fusion.py, nearest):
+# velo's tuning part 0.667 -> 0.700 with 2, 3 or 5 (lumio's 1.000 throughout)
+NEAREST = 3
 
 
 @dataclass
@@ -133,7 +137,7 @@ class Retriever(Stage):
         )[:20]
         sources = literal or [e for e, _ in vec_seeds]
         if not sources:
-            evidence_ids, evidence_text, hits = self.evidence(
+            evidence_ids, evidence_text, hits, near = self.evidence(
                 store, question, q_emb, literal, [], worlds
             )
             names = ", ".join(unknown) if unknown else self.content_phrase(question)
@@ -144,6 +148,7 @@ class Retriever(Stage):
                 skip=self._predicate_names,
                 bridge=partial(self.translations, lang),
                 meaning=self._meaning(q_emb),
+                nearest=near,
             )
             # a name the question uses is worth saying back ("nothing about billing"); a
             # phrase of its words is not ("nothing about much Pro 20 seats")
@@ -221,7 +226,7 @@ class Retriever(Stage):
         # messages whose facts about the question's entities a later one replaced: evidence
         # still (who said what, when), never quoted, and marked for a model
         outdated = store.outdated_sources(literal)
-        evidence_ids, evidence_text, hits = self.evidence(
+        evidence_ids, evidence_text, hits, near = self.evidence(
             store,
             question,
             q_emb,
@@ -263,6 +268,7 @@ class Retriever(Stage):
                     outdated=outdated,
                     bridge=partial(self.translations, lang),
                     meaning=self._meaning(q_emb),
+                    nearest=near,
                 ),
                 prefer_quote=is_when_question(question),
             ),
@@ -333,7 +339,7 @@ class Retriever(Stage):
         worlds: set[str] | None = None,
         *,
         outdated: Set[str] = frozenset(),
-    ) -> tuple[list[str], list[tuple[str, str]], list[Hit]]:
+    ) -> tuple[list[str], list[tuple[str, str]], list[Hit], list[Hit]]:
         """Evidence messages, most relevant first (hybrid recall, core/recall.py), searched
         chat-wide. When a question routed to one world with confidence names something its
         world knows, or a name two worlds both know (the pet python and Python the language),
@@ -343,7 +349,8 @@ class Retriever(Stage):
         there. A name in another script is matched by its sound ("мой питон" = "my python",
         core/identity.py); known gap: another spelling in the same script ("píton" against
         "python") is not. `outdated`: messages whose facts a later message replaced, marked
-        so that a model does not answer with them."""
+        so that a model does not answer with them. Also returned: the messages nearest the
+        question by meaning alone, which a quote looks at too (core/recall/fusion.py)."""
         cfg = self.config.recall
         entity_messages = list(dict.fromkeys(provenance))
         if literal:  # the question's entities: their facts' sources, then their mentions
@@ -352,15 +359,17 @@ class Retriever(Stage):
         now = self.clock.now()
         if cfg.time_anchor == "latest":
             now = store.recall.latest() or now
+        sims = store.message_vectors.scores(q_emb)
         hits = recall_rank(
             store.recall,
             store.message_vectors,
-            store.message_vectors.scores(q_emb),
+            sims,
             question,
             entity_messages=entity_messages,
             now=now,
             cfg=cfg,
         )
+        near = nearest(store.recall, store.message_vectors, sims, NEAREST, cfg)
         if (
             worlds is not None
             and len(worlds) == 1
@@ -372,7 +381,13 @@ class Retriever(Stage):
                 m.id: store.resolve_world(m.world) for m in store.messages([h.id for h in hits])
             }
             mine = [h for h in hits if where.get(h.id) == home]
-            hits = mine or hits
+            if mine:
+                hits = mine
+                where.update(
+                    (m.id, store.resolve_world(m.world))
+                    for m in store.messages([h.id for h in near if h.id not in where])
+                )
+                near = [h for h in near if where.get(h.id) == home]
         said = [
             (
                 h.id,
@@ -380,4 +395,4 @@ class Retriever(Stage):
             )
             for h in hits[:10]
         ]
-        return [h.id for h in hits], said, hits
+        return [h.id for h in hits], said, hits, near

@@ -165,6 +165,25 @@ def rank(
     return hits
 
 
+def nearest(
+    index: MessageIndex, vectors: Vectors, sims: Vector, n: int, cfg: RecallConfig
+) -> list[Hit]:
+    """The n messages nearest the question by meaning alone (chit-chat demoted as in gather),
+    best first. Fusion ranks a message that one signal found first below messages several
+    signals found further down (a question asked in another language than its answer: the
+    words signal finds only messages in the question's language), so a quote (core/quote.py)
+    also looks at these."""
+    if not len(index) or not len(sims):
+        return []
+    row_sims = index.row_scores(vectors, sims)
+    _, lengths = index.arrays()
+    meaning = row_sims - (lengths < cfg.min_tokens).astype(np.float32) * cfg.short_penalty
+    return [
+        Hit(index.ids[r], 0.0, ("meaning",), index.ts(r), index.authors[r], index.texts[r])
+        for r in top_rows(meaning, n)
+    ]
+
+
 def plain_vector(vectors: Vectors, sims: Vector, k: int) -> list[str]:
     """The baseline: top k messages by cosine alone."""
     return [mid for mid, _ in vectors.best(sims, k)] if len(sims) else []

@@ -9,7 +9,16 @@ import pytest
 
 from core.index.vectors import VectorMatrix
 from core.models import Trace
-from core.recall import MessageIndex, RecallConfig, is_when_question, parse_period, rank
+from core.quote import pick_quote
+from core.recall import (
+    Hit,
+    MessageIndex,
+    RecallConfig,
+    is_when_question,
+    nearest,
+    parse_period,
+    rank,
+)
 
 NOW = datetime(2024, 6, 18, 10, tzinfo=UTC)
 
@@ -152,3 +161,24 @@ def test_old_traces_without_signals_still_load() -> None:
     )
     trace = Trace.model_validate_json(body)
     assert trace.evidence == ["m1"] and trace.evidence_hits == []
+
+
+def test_nearest_is_by_meaning_alone_with_chit_chat_demoted() -> None:
+    index, vectors = MessageIndex(), VectorMatrix(2)
+    rows = [("m0", "ok", [1.0, 0.0]), ("m1", "luggage storage is four euros", [0.95, 0.31])]
+    rows += [("m2", "city bikes cost fifteen euros a day", [0.0, 1.0])]
+    for mid, text, vec in rows:
+        index.add(mid, "a", text, NOW)
+        vectors.add(mid, np.asarray(vec, dtype=np.float32))
+    sims = vectors.scores(np.asarray([1.0, 0.0], dtype=np.float32))
+    got = [h.id for h in nearest(index, vectors, sims, 2, RecallConfig())]
+    assert got == ["m1", "m0"]  # "ok" is nearer but chit-chat: it loses 0.15
+
+
+def test_a_quote_looks_at_the_nearest_messages_beyond_the_fused_ones() -> None:
+    hits = [Hit(f"f{i}", 0.03, ("words",), NOW, "a", f"lunch at noon number {i}") for i in range(8)]
+    near = [Hit("n0", 0.0, ("meaning",), NOW, "b", "the luggage storage costs 4 euros a bag")]
+    args = {"idf": lambda _: 1.0}
+    assert pick_quote("how much is luggage storage?", hits, **args) is None
+    got = pick_quote("how much is luggage storage?", hits, nearest=near, **args)
+    assert got is not None and got.message_id == "n0"
