@@ -12,7 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from core.language import QUESTION_WORDS, clean_name, is_cyrillic, is_verb_form, nominative
+from core.language import (
+    QUESTION_WORDS,
+    clean_name,
+    is_cyrillic,
+    is_verb_form,
+    lemma,
+    nominative,
+)
 from core.models import TripleIn
 from ontology import Ontology, Predicate
 
@@ -49,6 +56,38 @@ parece que|sabia que|fiquei sabendo que|pelo jeito|blz|beleza|valeu|vlw|кста
 _FILLER_PHRASES = tuple(
     sorted({tuple(p.split()) for p in _FILLERS.replace("\n", "").split("|")}, key=len, reverse=True)
 )
+# "Ann works at Acme since 2019": when, not part of the name. A time preposition cuts the object
+# where a date follows it (a number, a month, a weekday, "next" / "last" ...); "с" and "from"
+# only before a date ("работает с Борисом" is with Boris).
+_TIME_LEADS = frozenset(
+    "since until till from in on at desde até ate às aos nas nos с со до по в".split()
+)
+_TIME_WORDS = frozenset(  # matched on the word and on its lemma ("понедельникам")
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday next last this today tomorrow
+    yesterday now janeiro fevereiro março marco abril maio junho julho agosto setembro outubro
+    novembro dezembro segunda terça terca quarta quinta sexta sábado sabado domingo segundas
+    terças quartas quintas sextas sábados domingos próximo
+    proximo próxima proxima hoje amanhã amanha ontem agora январь февраль март апрель май июнь
+    июль август сентябрь октябрь ноябрь декабрь понедельник вторник среда четверг пятница
+    суббота воскресенье следующий прошлый этот сегодня завтра вчера""".split()
+)
+_NOT_A_DATE_AFTER_IN = frozenset("in в".split())  # "in Lisbon", "в Москве": only a year cuts
+
+
+def _cut_time(words: list[str]) -> list[str]:
+    """The object without a trailing time phrase ("Acme since 2019" -> "Acme")."""
+    for i in range(1, len(words) - 1):
+        lead, nxt = words[i].lower(), words[i + 1].lower().strip(",;:.")
+        if lead not in _TIME_LEADS:
+            continue
+        year = nxt.isdigit() and len(nxt) == 4
+        timely = nxt[:1].isdigit() or nxt in _TIME_WORDS or lemma(nxt) in _TIME_WORDS
+        if year or (lead not in _NOT_A_DATE_AFTER_IN and timely):
+            return words[:i]
+    return words
+
+
 # a negation just before the predicate: "billing does not depend on auth" states no fact
 _NEGATIONS = frozenset(
     """not never nor doesnt dont didnt isnt arent wasnt werent wont cant não nao nunca jamais
@@ -227,7 +266,7 @@ def _object_words(part: str) -> list[str]:
         words = words[proper:]
     elif len(words) > 1 and words[0].lower() in _PREPOSITIONS:
         words = words[1:]
-    return words
+    return _cut_time(words)
 
 
 class OfflineExtractor:

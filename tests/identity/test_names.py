@@ -299,3 +299,27 @@ def test_a_russian_object_takes_the_case_its_phrase_governs(
     phrase: str, name: str, written: str
 ) -> None:
     assert governed(phrase, name) == written
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Carlos works at FastCargo since 2019 and reports to Marta",
+            [("Carlos", "WORKS_AT", "FastCargo"), ("Carlos", "REPORTS_TO", "Marta")],
+        ),
+        ("O Carlos trabalha na FastCargo desde 2019", [("Carlos", "WORKS_AT", "FastCargo")]),
+        ("Карлос работает в FastCargo с 2019 года", [("Карлос", "WORKS_AT", "FastCargo")]),
+        ("Ann works at Acme until March", [("Ann", "WORKS_AT", "Acme")]),
+        ("Ana trabalha na Petrobras às segundas", [("Ana", "WORKS_AT", "Petrobras")]),
+        ("Иван работает в Сбере по понедельникам", [("Иван", "WORKS_AT", "Сбер")]),
+        # not a date: kept
+        ("Ann works at Acme on the new API", [("Ann", "WORKS_AT", "Acme on the new API")]),
+        ("checkout is located in building 7", [("checkout", "LOCATED_IN", "building 7")]),
+        ("Ann works at Studio 54", [("Ann", "WORKS_AT", "Studio 54")]),
+    ],
+)
+def test_when_is_no_part_of_a_name(text: str, expected: list[tuple[str, str, str]]) -> None:
+    """Seen by a new user: "Onde trabalha o Carlos?" answered "Carlos trabalha na FastCargo
+    since 2019." (the entity was named "FastCargo since 2019")."""
+    assert [(t.subject, t.predicate, t.object) for t in EXTRACTOR.extract(text)] == expected
