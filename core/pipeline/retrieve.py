@@ -302,9 +302,9 @@ class Retriever(Stage):
         """The words (index tokens) of a message written in another language than the
         question's (`lang`) whose form as written the model puts within SAME_CONCEPT of one of
         the question's words as written (core/quote.py), when the model separates topics in
-        both languages (its calibration; the English MiniLM in English only). Each form is embedded once per
-        process (Context.vectors_of_words); a message in the question's language costs one
-        language guess."""
+        both languages (its calibration; the English MiniLM in English only). Each form is
+        embedded once per process (Context.vectors_of_words); a message in the question's
+        language costs one language guess."""
         read = self.ctx.calibration.languages  # a model that reads both languages only
         theirs_lang = detect_language(text)
         if theirs_lang == lang or lang not in read or theirs_lang not in read:
