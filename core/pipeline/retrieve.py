@@ -388,11 +388,14 @@ class Retriever(Stage):
                     for m in store.messages([h.id for h in near if h.id not in where])
                 )
                 near = [h for h in near if where.get(h.id) == home]
+        shown = hits[:10]
+        shown += [h for h in near if h.id not in {s.id for s in shown}]
         said = [
             (
                 h.id,
                 f"{h.author} ({h.ts:%Y-%m-%d}): {h.text}" + (REPLACED if h.id in outdated else ""),
             )
-            for h in hits[:10]
+            for h in shown
         ]
-        return [h.id for h in hits], said, hits, near
+        ids = [h.id for h in hits]
+        return ids + [h.id for h in near if h.id not in ids], said, hits, near
