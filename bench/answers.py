@@ -25,7 +25,7 @@ import asyncio
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,7 @@ class Verdict:
     answer: str
     has_value: bool
     language: str
+    given: bool = False  # the value is in the facts or evidence messages an LLM would be given
 
     @property
     def right(self) -> bool:
@@ -146,7 +147,17 @@ async def run(
     core: Core, questions: list[Question], chat: str = CHAT, kb_set: str = "lumio"
 ) -> list[Verdict]:
     names = await kb_names(core, chat, kb_set)
-    return [judge(q, (await core.ask(chat, q.question)).answer, names) for q in questions]
+    said = {row["id"]: row["text"] for row in _read(SETS[kb_set][0]) if "text" in row}
+    out = []
+    for q in questions:
+        answer = await core.ask(chat, q.question)
+        seen = " ".join(
+            [said.get(m, "") for m in answer.evidence]
+            + [f"{f.subject} {f.predicate} {f.object}" for f in answer.facts]
+        ).casefold()
+        given = q.match == "start" or any(e.casefold() in seen for e in q.expect)
+        out.append(replace(judge(q, answer.answer, names), given=given))
+    return out
 
 
 def report(verdicts: list[Verdict], show: str) -> list[str]:
@@ -161,7 +172,8 @@ def report(verdicts: list[Verdict], show: str) -> list[str]:
         lines.append(
             f"{split:<8} n={len(part):<3} right {right / len(part):.3f}"
             f"  (value {sum(v.has_value for v in part) / len(part):.3f},"
-            f" language {sum(v.language == v.question.lang for v in part) / len(part):.3f})   "
+            f" language {sum(v.language == v.question.lang for v in part) / len(part):.3f},"
+            f" given to an LLM {sum(v.given for v in part) / len(part):.3f})   "
             + "  ".join(f"{lang} {per[lang] / n[lang]:.2f}" for lang in sorted(n))
         )
         if show == split or show == "all":
