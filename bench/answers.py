@@ -36,6 +36,7 @@ from core.models import TripleIn
 from core.ports import Embedder, Llm
 from core.service import Core, CoreConfig
 from core.store.pool import StorePool
+from core.texts import t
 from ontology import load_ontology
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
@@ -44,6 +45,9 @@ SETS = {  # name -> (knowledge base, questions), under tests/fixtures
     "lumio": ("answers_kb.jsonl", "answers_questions.jsonl"),
     "velo": ("answers2/kb.jsonl", "answers2/questions.jsonl"),
 }
+# questions each knowledge base does not answer (match "none"): right = the answer says so,
+# quoting no message and stating no fact, in the question's language
+UNANSWERABLE = {name: f"answers_unanswerable/{name}.jsonl" for name in SETS}
 ASKED_AT = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 _QUOTED = re.compile(r"“[^”]*”|«[^»]*»|\"[^\"]*\"")
 
@@ -84,10 +88,13 @@ def _read(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def load_questions(kb_set: str = "lumio") -> list[Question]:
+def load_questions(kb_set: str = "lumio", *, unanswerable: bool = False) -> list[Question]:
+    name = UNANSWERABLE[kb_set] if unanswerable else SETS[kb_set][1]
+    if unanswerable and not (FIXTURES / name).exists():
+        return []
     return [
         Question(q["id"], q["split"], q["lang"], q["question"], tuple(q["expect"]), q["match"])
-        for q in _read(SETS[kb_set][1])
+        for q in _read(name)
     ]
 
 
@@ -156,14 +163,32 @@ async def run(
             + [f"{f.subject} {f.predicate} {f.object}" for f in answer.facts]
         ).casefold()
         given = q.match == "start" or any(e.casefold() in seen for e in q.expect)
-        out.append(replace(judge(q, answer.answer, names), given=given))
+        verdict = replace(judge(q, answer.answer, names), given=given)
+        if q.match == "none":  # nothing quoted, no fact stated: it says it does not know
+            lead = t("nothing_about", q.lang, names="\x00").split("\x00")[0]
+            silent = answer.answer == t("nothing_found", q.lang) or answer.answer.startswith(lead)
+            verdict = replace(verdict, has_value=silent and not answer.facts)
+        out.append(verdict)
     return out
 
 
 def report(verdicts: list[Verdict], show: str) -> list[str]:
     lines = []
     for split in ("tune", "heldout"):
-        part = [v for v in verdicts if v.question.split == split]
+        part = [v for v in verdicts if v.question.split == split and v.question.match != "none"]
+        none = [v for v in verdicts if v.question.split == split and v.question.match == "none"]
+        if none:
+            lines.append(
+                f"{split:<8} n={len(none):<3} unanswerable: says it does not know "
+                f"{sum(v.right for v in none) / len(none):.3f}"
+            )
+            if show == split or show == "all":
+                lines += [
+                    f"   ✗ {v.question.id} [{v.language}] {v.question.question} -> "
+                    + v.answer.replace("\n", " ⏎ ")[:300]
+                    for v in none
+                    if not v.right
+                ]
         if not part:
             continue
         right = sum(v.right for v in part)
@@ -197,7 +222,11 @@ async def main_async(args: argparse.Namespace) -> None:
     core = make_core(scratch_dir(), embedder)
     try:
         await tell_knowledge_base(core, kb_set=args.set)
-        questions = [q for q in load_questions(args.set) if args.split in (None, q.split)]
+        questions = [
+            q
+            for q in load_questions(args.set) + load_questions(args.set, unanswerable=True)
+            if args.split in (None, q.split)
+        ]
         verdicts = await run(core, questions, kb_set=args.set)
     finally:
         await core.close()

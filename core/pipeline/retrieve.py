@@ -136,6 +136,7 @@ class Retriever(Stage):
             key=lambda i: -cosine(i),
         )[:20]
         sources = literal or [e for e, _ in vec_seeds]
+        missing: list[str] = []  # names the question writes that the chat never mentions
         if not sources:
             evidence_ids, evidence_text, hits, near = self.evidence(
                 store, question, q_emb, literal, [], worlds
@@ -149,17 +150,19 @@ class Retriever(Stage):
                 bridge=partial(self.translations, lang),
                 meaning=self._meaning(q_emb),
                 nearest=near,
+                unknown=missing,
+                speaker=lambda n: bool(store.recall.speakers(n)),
             )
             # a name the question uses is worth saying back ("nothing about billing"); a
             # phrase of its words is not ("nothing about much Pro 20 seats")
-            said = [n for n in unknown if name_key(n) not in self._kind_by_key]
+            said = [n for n in unknown if name_key(n) not in self._kind_by_key] + missing
             if not said and len(names.split()) == 1:
                 said = [names]
             support = Support(lang=lang, quote=quote, unknown=said)
             answer = base.model_copy(
                 update={
                     "answer": compose(self.ontology, support),
-                    "unknown": unknown or [names],
+                    "unknown": unknown + missing or [names],
                     "evidence": evidence_ids,
                 }
             )
@@ -249,6 +252,19 @@ class Retriever(Stage):
         if group is not None:  # an instance ("Go") answers "which language", not the category
             values = [n for n in values if not in_subkind(store.entities[n].name, group)]
             asked = asked if values else None  # the category alone: its fact or message says it
+        quote = pick_quote(
+            question,
+            hits,
+            idf=store.recall.idf,
+            entity_names=[store.entities[e].name for e in literal],
+            skip=self._predicate_names,
+            outdated=outdated,
+            bridge=partial(self.translations, lang),
+            meaning=self._meaning(q_emb),
+            nearest=near,
+            unknown=missing,
+            speaker=lambda n: bool(store.recall.speakers(n)),
+        )
         text = compose(
             self.ontology,
             Support(
@@ -259,18 +275,9 @@ class Retriever(Stage):
                 paths=paths,
                 facts=facts,
                 direct_facts=any(e.predicate in wanted for c in path_edges for e in c),
-                quote=pick_quote(
-                    question,
-                    hits,
-                    idf=store.recall.idf,
-                    entity_names=[store.entities[e].name for e in literal],
-                    skip=self._predicate_names,
-                    outdated=outdated,
-                    bridge=partial(self.translations, lang),
-                    meaning=self._meaning(q_emb),
-                    nearest=near,
-                ),
+                quote=quote,
                 prefer_quote=is_when_question(question),
+                unknown=missing,
             ),
         )
         answer = base.model_copy(
@@ -280,7 +287,7 @@ class Retriever(Stage):
                 "facts": facts,
                 "paths": paths,
                 "evidence": evidence_ids,
-                "unknown": unknown,
+                "unknown": unknown + missing,
             }
         )
         return Retrieved(
@@ -298,7 +305,7 @@ class Retriever(Stage):
             return None
         return Meaning(q_emb, cal.cross, cal.same, self.ctx.vectors_of_sentences)
 
-    def translations(self, lang: str, words: Sequence[str], text: str) -> set[str]:
+    def translations(self, lang: str, words: Sequence[str], text: str) -> dict[str, str]:
         """The words (index tokens) of a message written in another language than the
         question's (`lang`) whose form as written the model puts within SAME_CONCEPT of one of
         the question's words as written (core/quote.py), when the model separates topics in
@@ -308,7 +315,7 @@ class Retriever(Stage):
         read = self.ctx.calibration.languages  # a model that reads both languages only
         theirs_lang = detect_language(text)
         if theirs_lang == lang or lang not in read or theirs_lang not in read:
-            return set()
+            return {}
         content = set(index_tokens(text))
         theirs: dict[str, str] = {}  # as written -> its index token
         for w in written_tokens(text):
@@ -316,11 +323,16 @@ class Retriever(Stage):
             if key in content and w not in words:
                 theirs.setdefault(w, key)
         if not theirs:
-            return set()
+            return {}
         mine, forms = list(words), list(theirs)
         vecs = self.ctx.vectors_of_words(mine + forms)
-        near = (vecs[len(mine) :] @ vecs[: len(mine)].T).max(axis=1) >= SAME_CONCEPT
-        return {theirs[w] for w, yes in zip(forms, near, strict=True) if yes}
+        sims = vecs[len(mine) :] @ vecs[: len(mine)].T
+        best = sims.argmax(axis=1)
+        return {
+            theirs[w]: mine[int(j)]
+            for w, j, row in zip(forms, best, sims, strict=True)
+            if row[j] >= SAME_CONCEPT
+        }
 
     @staticmethod
     def _homonym(store: GraphStore, question: str) -> bool:

@@ -422,3 +422,35 @@ async def test_the_evidence_holds_the_messages_nearest_the_question_by_meaning(
             assert best in answer.evidence, q.question
     finally:
         await core.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "name"),
+    [
+        ("en", "how much is the Premium plan per seat?", "Premium"),
+        ("pt", "Quanto custa o plano Premium?", "Premium"),
+        ("ru", "сколько стоит тариф Ultimate?", "Ultimate"),
+    ],
+)
+async def test_a_question_about_a_name_the_chat_never_mentions_is_not_answered_with_another(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, lang: str, question: str, name: str
+) -> None:
+    """Quoted before: the Pro plan's price for the Premium plan's. A client reads that as the
+    answer; the bot now says it has nothing about Premium (and a person can follow up)."""
+    core = build_core(tmp_path / "d", use_embedder, ontology)
+    try:
+        await _tell(
+            core,
+            "c",
+            "Pricing update: the Pro plan is $49 per seat per month, billed annually.",
+            "O plano Team custa R$ 129 por usuário/mês.",
+            "тариф Enterprise стоит от 390 000 ₽ в год",
+        )
+        got = await core.ask("c", question)
+        assert got.answer.startswith(t("nothing_about", lang, names=name)[:12]), got.answer
+        assert name in got.answer and name in got.unknown, got.answer
+        # the plans the chat does know are still answered
+        known = await core.ask("c", question.replace(name, "Pro" if lang != "ru" else "Enterprise"))
+        assert "“" in known.answer or "«" in known.answer, known.answer
+    finally:
+        await core.close()
