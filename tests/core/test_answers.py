@@ -454,3 +454,27 @@ async def test_a_question_about_a_name_the_chat_never_mentions_is_not_answered_w
         assert "“" in known.answer or "«" in known.answer, known.answer
     finally:
         await core.close()
+
+
+async def test_the_quick_starts_what_does_monty_eat_quotes_the_message_that_says_it(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> None:
+    """The README's quick start chat. USE puts the question 0.55 from "Monty is a ball python"
+    and 0.36 from the message that answers it, and the meaning score followed the model; a
+    sentence holding the word the question asks with ("eat") now comes first."""
+    core = build_core(tmp_path / "d", use_embedder, ontology, world_mode="adaptive")
+    try:
+        await _tell(
+            core,
+            "c",
+            "checkout depends on payments",
+            "payments depends on antifraud",
+            "antifraud requires encryption at rest",
+            "my ball python Monty eats one mouse a week",
+            "Monty is a ball python",
+            "meu píton mora num terrário de vidro",
+        )
+        got = await core.ask("c", "what does Monty eat?")
+        assert "eats one mouse a week" in got.answer.splitlines()[0], got.answer
+    finally:
+        await core.close()
