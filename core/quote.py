@@ -180,7 +180,8 @@ def pick_quote(
             if skip and any(w in skip for w in sentence.split()):
                 continue  # an explicit fact stored as "A PREDICATE B": not a person's words
             key = " ".join(key_tokens(sentence))
-            words = sum(max(idf(t), MIN_IDF) for t in found & set(index_tokens(sentence)))
+            held = set(index_tokens(sentence))
+            words = sum(max(idf(t), MIN_IDF) for t in found & held)
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities
             near = 0.0
@@ -194,7 +195,6 @@ def pick_quote(
             if score < MIN_RELEVANCE:
                 continue  # shares (almost) nothing with the question: it answers nothing
             score += MEANING_WEIGHT * near
-            held = set(index_tokens(sentence))
             said = held | equivalents(held) | {translates[w] for w in held if w in translates}
             if meaning is not None and asked and asked <= said:
                 score += ASKED_WEIGHT  # a counterweight to the meaning score: with it only

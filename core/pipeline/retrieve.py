@@ -27,7 +27,7 @@ from core.pipeline.select import (
 )
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
-from core.quote import REPLACED, Meaning, pick_quote
+from core.quote import REPLACED, Meaning, Quote, pick_quote
 from core.recall import Hit, index_tokens, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.retrieval import (
@@ -142,17 +142,7 @@ class Retriever(Stage):
                 store, question, q_emb, literal, [], worlds
             )
             names = ", ".join(unknown) if unknown else self.content_phrase(question)
-            quote = pick_quote(
-                question,
-                hits,
-                idf=store.recall.idf,
-                skip=self._predicate_names,
-                bridge=partial(self.translations, lang),
-                meaning=self._meaning(q_emb),
-                nearest=near,
-                unknown=missing,
-                speaker=lambda n: bool(store.recall.speakers(n)),
-            )
+            quote = self.quote(store, question, q_emb, lang, hits, near, missing)
             # a name the question uses is worth saying back ("nothing about billing"); a
             # phrase of its words is not ("nothing about much Pro 20 seats")
             said = [n for n in unknown if name_key(n) not in self._kind_by_key] + missing
@@ -252,18 +242,16 @@ class Retriever(Stage):
         if group is not None:  # an instance ("Go") answers "which language", not the category
             values = [n for n in values if not in_subkind(store.entities[n].name, group)]
             asked = asked if values else None  # the category alone: its fact or message says it
-        quote = pick_quote(
+        quote = self.quote(
+            store,
             question,
+            q_emb,
+            lang,
             hits,
-            idf=store.recall.idf,
+            near,
+            missing,
             entity_names=[store.entities[e].name for e in literal],
-            skip=self._predicate_names,
             outdated=outdated,
-            bridge=partial(self.translations, lang),
-            meaning=self._meaning(q_emb),
-            nearest=near,
-            unknown=missing,
-            speaker=lambda n: bool(store.recall.speakers(n)),
         )
         text = compose(
             self.ontology,
@@ -292,6 +280,36 @@ class Retriever(Stage):
         )
         return Retrieved(
             answer, scored[:50], [e.fact for e in sub_edges[:200]], evidence_text, hits
+        )
+
+    def quote(
+        self,
+        store: GraphStore,
+        question: str,
+        q_emb: Vector,
+        lang: str,
+        hits: list[Hit],
+        near: list[Hit],
+        missing: list[str],
+        *,
+        entity_names: Sequence[str] = (),
+        outdated: Set[str] = frozenset(),
+    ) -> Quote | None:
+        """The sentence that answers (core/quote.py), with what this chat and model give it:
+        its idf, its authors, the word bridge and the meaning score. Names the question
+        writes that the chat never mentions are added to `missing`."""
+        return pick_quote(
+            question,
+            hits,
+            idf=store.recall.idf,
+            entity_names=entity_names,
+            skip=self._predicate_names,
+            outdated=outdated,
+            bridge=partial(self.translations, lang),
+            meaning=self._meaning(q_emb),
+            nearest=near,
+            unknown=missing,
+            speaker=lambda n: bool(store.recall.speakers(n)),
         )
 
     def _meaning(self, q_emb: Vector) -> Meaning | None:

@@ -35,6 +35,17 @@ class Signals:
     period: Period | None = None
 
 
+def meaning_scores(
+    index: MessageIndex, vectors: Vectors, sims: Vector, cfg: RecallConfig
+) -> Vector:
+    """Each message row's cosine with the question (`sims`: one per vector row), chit-chat
+    ("ok", "haha", "thanks!") demoted a little: it rarely answers anything."""
+    _, lengths = index.arrays()
+    short = (lengths < cfg.min_tokens).astype(np.float32) * cfg.short_penalty
+    scores: Vector = index.row_scores(vectors, sims) - short
+    return scores
+
+
 def gather(
     index: MessageIndex,
     vectors: Vectors,
@@ -53,11 +64,7 @@ def gather(
     if not len(index):
         out.lists["meaning"] = [mid for mid, _ in vectors.best(sims, depth)] if len(sims) else []
         return out
-    row_sims = index.row_scores(vectors, sims)
-    _, lengths = index.arrays()
-    # chit-chat ("ok", "haha", "thanks!") rarely answers anything: a small demotion
-    short = (lengths < cfg.min_tokens).astype(np.float32) * cfg.short_penalty
-    meaning = row_sims - short
+    meaning = meaning_scores(index, vectors, sims, cfg)
     out.lists["meaning"] = [index.ids[r] for r in top_rows(meaning, depth)]
     # the question's words and their equivalents in the other languages (core/vocabulary.py)
     bm = index.bm25_scores(widened(question), k1=cfg.bm25_k1, b=cfg.bm25_b)
@@ -175,9 +182,7 @@ def nearest(
     also looks at these."""
     if not len(index) or not len(sims):
         return []
-    row_sims = index.row_scores(vectors, sims)
-    _, lengths = index.arrays()
-    meaning = row_sims - (lengths < cfg.min_tokens).astype(np.float32) * cfg.short_penalty
+    meaning = meaning_scores(index, vectors, sims, cfg)
     return [
         Hit(index.ids[r], 0.0, ("meaning",), index.ts(r), index.authors[r], index.texts[r])
         for r in top_rows(meaning, n)
