@@ -83,6 +83,16 @@ async def core(tmp_path: Path, ontology: Ontology) -> AsyncIterator[Core]:
 
 
 @pytest.fixture
+async def use_core(
+    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+) -> AsyncIterator[Core]:
+    """A Core on the bot's offline multilingual model (USE), default settings."""
+    c = build_core(tmp_path / "data", use_embedder, ontology)
+    yield c
+    await c.close()
+
+
+@pytest.fixture
 async def real_core(
     tmp_path: Path, ontology: Ontology, real_embedder: Embedder
 ) -> AsyncIterator[Core]:

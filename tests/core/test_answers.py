@@ -258,22 +258,18 @@ async def test_a_russian_answer_puts_the_object_in_the_case_its_verb_governs(
     ],
 )
 async def test_a_wh_question_about_a_name_the_chat_never_used_says_so(
-    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, lang: str, question: str
+    use_core: Core, lang: str, question: str
 ) -> None:
     """ "where is checkout located?" with its verb split around the name did not parse, so it
     named nothing unknown and was answered from the nearest entity: "Анна works at Сбер."
     (USE, the bot's offline model, whose cosines put "Анна" near enough to be a seed)."""
-    real_core = build_core(tmp_path / "d", use_embedder, ontology)
-    try:
-        await _tell(real_core, lang, "Ann works at Acme", "A Ana trabalha na Petrobras")
-        await _tell(real_core, lang, "Анна работает в Сбере")
-        got = await real_core.ask(lang, question)
-        assert got.unknown and not got.facts, got.answer
-        assert not {"Acme", "Petrobras", "Сбер"} & set(got.answer.replace(".", " ").split())
-        lead = t("nothing_about", lang, names="XX").split("XX")[0]
-        assert got.answer.startswith(lead), got.answer
-    finally:
-        await real_core.close()
+    await _tell(use_core, lang, "Ann works at Acme", "A Ana trabalha na Petrobras")
+    await _tell(use_core, lang, "Анна работает в Сбере")
+    got = await use_core.ask(lang, question)
+    assert got.unknown and not got.facts, got.answer
+    assert not {"Acme", "Petrobras", "Сбер"} & set(got.answer.replace(".", " ").split())
+    lead = t("nothing_about", lang, names="XX").split("XX")[0]
+    assert got.answer.startswith(lead), got.answer
 
 
 @pytest.mark.parametrize(
@@ -285,9 +281,7 @@ async def test_a_wh_question_about_a_name_the_chat_never_used_says_so(
     ],
 )
 async def test_where_someone_works_is_answered_with_the_fact(
-    tmp_path: Path,
-    ontology: Ontology,
-    use_embedder: Embedder,
+    use_core: Core,
     lang: str,
     fact: str,
     question: str,
@@ -295,13 +289,9 @@ async def test_where_someone_works_is_answered_with_the_fact(
 ) -> None:
     """The question's verb split around the name ("where does Ann work") did not parse, so it
     asked for a place and got the message quoted instead of the fact."""
-    core = build_core(tmp_path / "d", use_embedder, ontology)
-    try:
-        await _tell(core, lang, fact, "checkout is located in Lisbon")
-        got = await core.ask(lang, question)
-        assert got.answer.splitlines()[0] == answer, got.answer
-    finally:
-        await core.close()
+    await _tell(use_core, lang, fact, "checkout is located in Lisbon")
+    got = await use_core.ask(lang, question)
+    assert got.answer.splitlines()[0] == answer, got.answer
 
 
 TEAM_IN_THREE_LANGUAGES = (
@@ -323,9 +313,7 @@ TEAM_IN_THREE_LANGUAGES = (
     ],
 )
 async def test_a_message_in_another_language_answers_through_the_models_translations(
-    tmp_path: Path,
-    ontology: Ontology,
-    use_embedder: Embedder,
+    use_core: Core,
     lang: str,
     question: str,
     quoted: str,
@@ -333,14 +321,10 @@ async def test_a_message_in_another_language_answers_through_the_models_translat
     """The question shares no word with the message that answers it, which was told in another
     language, and the everyday equivalents (core/vocabulary.py) do not list these words: it
     was answered "I could not find anything". The model's word vectors bridge them."""
-    core = build_core(tmp_path / "d", use_embedder, ontology)
-    try:
-        await _tell(core, "c", *TEAM_IN_THREE_LANGUAGES)
-        got = await core.ask("c", question)
-        assert got.language == lang
-        assert quoted in got.answer.splitlines()[0], got.answer
-    finally:
-        await core.close()
+    await _tell(use_core, "c", *TEAM_IN_THREE_LANGUAGES)
+    got = await use_core.ask("c", question)
+    assert got.language == lang
+    assert quoted in got.answer.splitlines()[0], got.answer
 
 
 @pytest.mark.parametrize(
@@ -352,20 +336,16 @@ async def test_a_message_in_another_language_answers_through_the_models_translat
     ],
 )
 async def test_a_question_no_message_answers_in_any_language_still_finds_nothing(
-    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, lang: str, question: str
+    use_core: Core, lang: str, question: str
 ) -> None:
     """The bridge counts only a word and its translation, not a related word ("CEO" and
     "gerente" are 0.58 apart with USE): a question about something the team never told is
     not answered with a message in another language. (A question that shares a translated
     word with a message, "Vocês aceitam pagamento com cartão?" and "Returns are accepted ...,
     the client pays", quotes it, as the same words in one language always did.)"""
-    core = build_core(tmp_path / "d", use_embedder, ontology)
-    try:
-        await _tell(core, "c", *TEAM_IN_THREE_LANGUAGES)
-        got = await core.ask("c", question)
-        assert got.answer == t("nothing_found", lang), got.answer
-    finally:
-        await core.close()
+    await _tell(use_core, "c", *TEAM_IN_THREE_LANGUAGES)
+    got = await use_core.ask("c", question)
+    assert got.answer == t("nothing_found", lang), got.answer
 
 
 @pytest.mark.parametrize(
@@ -377,27 +357,23 @@ async def test_a_question_no_message_answers_in_any_language_still_finds_nothing
     ],
 )
 async def test_a_paraphrased_question_quotes_the_message_that_answers_it(
-    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, question: str, quoted: str
+    use_core: Core, question: str, quoted: str
 ) -> None:
     """A client's words are not the team's ("suitcase" against "luggage storage"): word
     overlap quoted another message that shared "day" or nothing at all; the sentences' meaning
     (core/quote.py) picks the one that answers. The model is the limit: USE puts "Posso
     deixar a minha mala aí durante o dia?" at 0.14 from the luggage message and 0.24 from the
     Sunday one, so that question still quotes the Sunday hours."""
-    core = build_core(tmp_path / "d", use_embedder, ontology)
-    try:
-        await _tell(
-            core,
-            "c",
-            "city bikes are 15 € per day, the basket is included",
-            "we have luggage storage at the shop, 4 € per bag",
-            "aos domingos fechamos às 14h, nos outros dias às 19h",
-            "lunch anyone? the place on the corner has a new menu",
-        )
-        got = await core.ask("c", question)
-        assert quoted in got.answer.splitlines()[0], got.answer
-    finally:
-        await core.close()
+    await _tell(
+        use_core,
+        "c",
+        "city bikes are 15 € per day, the basket is included",
+        "we have luggage storage at the shop, 4 € per bag",
+        "aos domingos fechamos às 14h, nos outros dias às 19h",
+        "lunch anyone? the place on the corner has a new menu",
+    )
+    got = await use_core.ask("c", question)
+    assert quoted in got.answer.splitlines()[0], got.answer
 
 
 async def test_the_evidence_holds_the_messages_nearest_the_question_by_meaning(
@@ -433,48 +409,40 @@ async def test_the_evidence_holds_the_messages_nearest_the_question_by_meaning(
     ],
 )
 async def test_a_question_about_a_name_the_chat_never_mentions_is_not_answered_with_another(
-    tmp_path: Path, ontology: Ontology, use_embedder: Embedder, lang: str, question: str, name: str
+    use_core: Core, lang: str, question: str, name: str
 ) -> None:
     """Quoted before: the Pro plan's price for the Premium plan's. A client reads that as the
     answer; the bot now says it has nothing about Premium (and a person can follow up)."""
-    core = build_core(tmp_path / "d", use_embedder, ontology)
-    try:
-        await _tell(
-            core,
-            "c",
-            "Pricing update: the Pro plan is $49 per seat per month, billed annually.",
-            "O plano Team custa R$ 129 por usuário/mês.",
-            "тариф Enterprise стоит от 390 000 ₽ в год",
-        )
-        got = await core.ask("c", question)
-        assert got.answer.startswith(t("nothing_about", lang, names=name)[:12]), got.answer
-        assert name in got.answer and name in got.unknown, got.answer
-        # the plans the chat does know are still answered
-        known = await core.ask("c", question.replace(name, "Pro" if lang != "ru" else "Enterprise"))
-        assert "“" in known.answer or "«" in known.answer, known.answer
-    finally:
-        await core.close()
+    await _tell(
+        use_core,
+        "c",
+        "Pricing update: the Pro plan is $49 per seat per month, billed annually.",
+        "O plano Team custa R$ 129 por usuário/mês.",
+        "тариф Enterprise стоит от 390 000 ₽ в год",
+    )
+    got = await use_core.ask("c", question)
+    assert got.answer.startswith(t("nothing_about", lang, names=name)[:12]), got.answer
+    assert name in got.answer and name in got.unknown, got.answer
+    # the plans the chat does know are still answered
+    known = await use_core.ask("c", question.replace(name, "Pro" if lang != "ru" else "Enterprise"))
+    assert "“" in known.answer or "«" in known.answer, known.answer
 
 
 async def test_the_quick_starts_what_does_monty_eat_quotes_the_message_that_says_it(
-    tmp_path: Path, ontology: Ontology, use_embedder: Embedder
+    use_core: Core,
 ) -> None:
     """The README's quick start chat. USE puts the question 0.55 from "Monty is a ball python"
     and 0.36 from the message that answers it, and the meaning score followed the model; a
     sentence holding the word the question asks with ("eat") now comes first."""
-    core = build_core(tmp_path / "d", use_embedder, ontology, world_mode="adaptive")
-    try:
-        await _tell(
-            core,
-            "c",
-            "checkout depends on payments",
-            "payments depends on antifraud",
-            "antifraud requires encryption at rest",
-            "my ball python Monty eats one mouse a week",
-            "Monty is a ball python",
-            "meu píton mora num terrário de vidro",
-        )
-        got = await core.ask("c", "what does Monty eat?")
-        assert "eats one mouse a week" in got.answer.splitlines()[0], got.answer
-    finally:
-        await core.close()
+    await _tell(
+        use_core,
+        "c",
+        "checkout depends on payments",
+        "payments depends on antifraud",
+        "antifraud requires encryption at rest",
+        "my ball python Monty eats one mouse a week",
+        "Monty is a ball python",
+        "meu píton mora num terrário de vidro",
+    )
+    got = await use_core.ask("c", "what does Monty eat?")
+    assert "eats one mouse a week" in got.answer.splitlines()[0], got.answer
