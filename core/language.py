@@ -86,6 +86,15 @@ def lemma(token: str) -> str:
     return str(_latin().lemmatize(token, lang=("en", "pt")))
 
 
+@lru_cache(maxsize=65536)
+def lemma_in(token: str, lang: str) -> str:
+    """The dictionary form of one lower-case token read as `lang` ("come" in Portuguese is
+    "comer"; lemma() reads a Latin word as English first). Russian as lemma()."""
+    if lang not in ("en", "pt") or _CYRILLIC.search(token) or not token.isalpha():
+        return lemma(token)
+    return str(_latin().lemmatize(token, lang=lang))
+
+
 # pymorphy3's parts of speech that can name a topic (nouns, adjectives; None: not Russian)
 _NAMING_POS = frozenset({"NOUN", "ADJF", "ADJS", None})
 # Portuguese verb endings nouns rarely have ("troquei", "consertou", "pintamos", "levaram"):

@@ -9,9 +9,19 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from functools import partial
 
+import numpy as np
+
 from core.answering import Support, compose, in_subkind, kind_asked
 from core.langid import LANGUAGES, detect_language
-from core.language import STOPWORDS, clean_name, key_tokens, lemma, name_key, written_tokens
+from core.language import (
+    STOPWORDS,
+    clean_name,
+    key_tokens,
+    lemma,
+    lemma_in,
+    name_key,
+    written_tokens,
+)
 from core.models import Answer, FactView, ScoredEntity, Seed
 from core.pipeline.context import Stage
 from core.pipeline.select import (
@@ -45,6 +55,14 @@ from core.worlds import question_worlds
 # the messages nearest by meaning alone a quote also looks at (core/recall/fusion.py, nearest):
 # velo's tuning part 0.667 -> 0.700 with 2, 3 or 5 (lumio's 1.000 throughout)
 NEAREST = 3
+
+
+def _lemma_or_written(word: str, lang: str) -> str:
+    """A word's dictionary form in `lang` when that differs from the word, else the word as
+    written (core/pipeline/retrieve.py: the word bridge)."""
+    low = word.lower()
+    form = lemma_in(low, lang)
+    return word if form == low else form
 
 
 @dataclass
@@ -250,7 +268,9 @@ class Retriever(Stage):
             hits,
             near,
             missing,
-            entity_names=[store.entities[e].name for e in literal],
+            # the names as the question writes them too: "Что ест Монти?" names Monty, and
+            # "Монти", which no message holds, is no unknown name
+            entity_names=[*(store.entities[e].name for e in literal), *mentions.phrases],
             outdated=outdated,
         )
         text = compose(
@@ -343,8 +363,16 @@ class Retriever(Stage):
         if not theirs:
             return {}
         mine, forms = list(words), list(theirs)
-        vecs = self.ctx.vectors_of_words(mine + forms)
-        sims = vecs[len(mine) :] @ vecs[: len(mine)].T
+        # each word also by its dictionary form in its own language: the model puts "come"
+        # (Portuguese, "eats") 0.63 from "eats", and "comer" 0.88. A word that is its own
+        # lemma stays as written: lower-cased, "SSO" came 0.83 from "nosso" ("our")
+        mine_lemmas = [_lemma_or_written(w, lang) for w in mine]
+        their_lemmas = [_lemma_or_written(w, theirs_lang) for w in forms]
+        vecs = self.ctx.vectors_of_words(mine + forms + mine_lemmas + their_lemmas)
+        a, b = len(mine), len(mine) + len(forms)
+        q_vecs = (vecs[:a], vecs[b : b + a])
+        m_vecs = (vecs[a:b], vecs[b + a :])
+        sims = np.max([m @ q.T for m in m_vecs for q in q_vecs], axis=0)
         best = sims.argmax(axis=1)
         return {
             theirs[w]: mine[int(j)]

@@ -36,6 +36,8 @@ class Mentions:
 
     found: list[str] = field(default_factory=list)
     ambiguous: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    # the phrases, as the text writes them, that named a found entity ("Монти" for Monty)
+    phrases: list[str] = field(default_factory=list)
 
 
 def name_mentions(
@@ -55,6 +57,7 @@ def name_mentions(
             return False
         if _one_thing(names, match.ids, ident_of):
             out.found.extend(h for h in match.ids if h not in out.found)
+            out.phrases.append(phrase)
         else:
             out.ambiguous.append((phrase, match.ids))
         return True

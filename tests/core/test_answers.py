@@ -428,12 +428,17 @@ async def test_a_question_about_a_name_the_chat_never_mentions_is_not_answered_w
     assert "“" in known.answer or "«" in known.answer, known.answer
 
 
+@pytest.mark.parametrize(
+    "question", ["what does Monty eat?", "O que o Monty come?", "Сколько мышей в неделю ест Монти?"]
+)
 async def test_the_quick_starts_what_does_monty_eat_quotes_the_message_that_says_it(
-    use_core: Core,
+    use_core: Core, question: str
 ) -> None:
     """The README's quick start chat. USE puts the question 0.55 from "Monty is a ball python"
     and 0.36 from the message that answers it, and the meaning score followed the model; a
-    sentence holding the word the question asks with ("eat") now comes first."""
+    sentence holding the word the question asks with ("eat") now comes first. In Portuguese
+    "come" is that word only as "comer" (its dictionary form, 0.88 from "eats"; as written,
+    0.63); in Russian "Монти" names Monty, so it is no name the chat never mentioned."""
     await _tell(
         use_core,
         "c",
@@ -444,5 +449,5 @@ async def test_the_quick_starts_what_does_monty_eat_quotes_the_message_that_says
         "Monty is a ball python",
         "meu píton mora num terrário de vidro",
     )
-    got = await use_core.ask("c", "what does Monty eat?")
+    got = await use_core.ask("c", question)
     assert "eats one mouse a week" in got.answer.splitlines()[0], got.answer
