@@ -136,8 +136,8 @@ def run_cli(
 
 def embedded_texts(label: str, lines: list[str]) -> list[str]:
     """The distinct texts an import of these lines must embed at least (core/pipeline/bulk.py):
-    a fact's "subject PREDICATE object" and its names; a message's stored "author: text" and
-    its routing text. The names the offline extractor finds in messages are left out."""
+    a fact's "subject PREDICATE object" and its names; a message's text (its stored and
+    routing vector). The names the offline extractor finds in messages are left out."""
     from core.language import clean_name
 
     out: dict[str, None] = {}
@@ -154,7 +154,6 @@ def embedded_texts(label: str, lines: list[str]) -> list[str]:
             out[f"{item['subject']} {item['predicate']} {item['object']}"] = None
             out.update(dict.fromkeys(clean_name(item[k]) for k in ("subject", "object")))
         elif "text" in item:
-            out[f"{clean_name(item.get('author') or 'user')}: {item['text']}"] = None
             out[item["text"]] = None
     return list(out)
 

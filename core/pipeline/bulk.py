@@ -113,7 +113,6 @@ class _Turn:
 class BulkIngest(Ingest):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
-        self._stored = RouteVectors()  # stored ("author: text") vectors of recent lines
         self._names = RouteVectors(limit=16384)  # names' vectors of recent batches
         self._unreleased: dict[str, int] = {}  # lines written per chat since its last release
         self._turns: dict[str, _Turns] = {}  # the order of each chat's calls
@@ -244,21 +243,11 @@ class BulkIngest(Ingest):
             return exc
 
     async def _embed_messages(self, lines: list[_Line]) -> None:
-        """The vectors message_vectors gives each line, each distinct text embedded once: for
-        a message the stored "author: text" one and (adaptive) the routing one of the text
-        alone, which goes to the routing cache as the one-line path puts it there; for an
-        explicit fact the one of its text, both stored and routing."""
-        said = [x for x in lines if x.triple is None]
-        stored = await self._cached(self._stored, [f"{x.author}: {x.text}" for x in said])
-        routing = stored
-        if self.config.world_mode == WorldMode.ADAPTIVE:
-            routing = await self._cached(self.ctx.route_vectors, [x.text for x in said])
-        for line, emb, route_emb in zip(said, stored, routing, strict=True):
-            line.emb = (emb, route_emb)
-        facts = [x for x in lines if x.triple is not None]  # their text alone (message_vectors)
-        for line, emb in zip(
-            facts, await self._cached(self.ctx.route_vectors, [x.text for x in facts]), strict=True
-        ):
+        """The vectors message_vectors gives each line (its text alone, stored and routing),
+        each distinct text embedded once, through the routing cache as the one-line path
+        puts them there."""
+        vectors = await self._cached(self.ctx.route_vectors, [x.text for x in lines])
+        for line, emb in zip(lines, vectors, strict=True):
             line.emb = (emb, emb)
 
     async def _cached(self, cache: RouteVectors, texts: list[str]) -> list[Vector]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,10 +152,15 @@ class Context:
         """Unit vectors of single words (offline world names), each embedded once."""
         return self._vectors_in(self.word_vectors, words)
 
-    def vectors_of_sentences(self, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
-        """Unit vectors of sentences alone (quotes): a recent message's routing vector when
-        the sentence is the whole message, else embedded once."""
-        recent = {t: self.route_vectors.get(t) for t in dict.fromkeys(texts)}
+    def vectors_of_sentences(
+        self,
+        texts: list[str],
+        stored: Mapping[str, np.ndarray[Any, np.dtype[np.float32]]] | None = None,
+    ) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """Unit vectors of sentences alone (quotes): when the sentence is a whole message, its
+        stored vector (`stored`: by text) or its recent routing vector, else embedded once."""
+        stored = stored or {}
+        recent = {t: stored.get(t, self.route_vectors.get(t)) for t in dict.fromkeys(texts)}
         rest = [t for t, v in recent.items() if v is None]
         found = dict(zip(rest, self._vectors_in(self.sentence_vectors, rest), strict=True))
         if not texts:

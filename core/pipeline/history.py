@@ -44,7 +44,7 @@ class History(Ingest):
             )
         if self.inbound is not None:
             await asyncio.to_thread(self.inbound.replace_text, chat, message_id, text)
-        emb, _ = await self.message_vectors(author, text)
+        emb, _ = await self.message_vectors(text)
         now = self.clock.now()
 
         def run(store: GraphStore) -> IngestResult:
@@ -67,7 +67,7 @@ class History(Ingest):
         text = self.check_text(text)
         author = clean_name(author or "user")[:100] or "user"
         stamp = ts or self.clock.now()
-        emb = await self.message_vectors(author, text)
+        emb = await self.message_vectors(text)
         checked = Checked(message_id, author, text, stamp, emb)
 
         def run(store: GraphStore) -> IngestResult:
@@ -137,10 +137,10 @@ class History(Ingest):
                 if ids := list(self.names(store).find(worlds, rec.text, levels="el").ids):
                     store.forget_entities(ids)
                 continue
-            vectors = self.embedder.embed([f"{rec.author}: {rec.text}", rec.text])
-            emb = (vectors[0], vectors[1] if adaptive else vectors[0])
+            vector = self.embedder.embed([rec.text])[0]  # stored and routing (message_vectors)
+            emb = (vector, vector)
             if adaptive:
-                routing.put(rec.text, vectors[1])
+                routing.put(rec.text, vector)
             kind = Extraction.EXPLICIT if rec.kind == "fact" else status
             with store.transaction():
                 said = Checked(rec.id, rec.author, rec.text, rec.ts, emb)

@@ -99,7 +99,7 @@ class Maintenance(Stage):
         if len(rows) < 2:
             await self.pool.run(chat, partial(due.ran, seen=len(rows)))
             return {"moved": 0, "split": 0, "merged": 0}
-        x = (await self.route_vectors([r[3] for r in rows])).astype(np.float64)
+        x = (await self._routing_of(chat, rows)).astype(np.float64)
         ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
         groups = await asyncio.to_thread(plan, [r[1] for r in rows], ts, x, self.world_params)
         now = self.clock.now()
@@ -112,6 +112,27 @@ class Maintenance(Stage):
             log.info("chat=%s regrouped: %s", chat, report)
         await self.rename_with_llm(chat, changed)
         return report
+
+    async def _routing_of(
+        self, chat: str, rows: list[tuple[str, str, datetime, str]]
+    ) -> npt.NDArray[np.float32]:
+        """The job's messages' routing vectors: recent ones from the routing cache, the rest
+        read from the store (a message is stored with the vector of its text alone,
+        Ingest.message_vectors), embedded only when neither holds one. Before, the first run
+        after a restart embedded up to MAX_MESSAGES messages again."""
+        cache = self.ctx.route_vectors
+        unseen = [r[0] for r in rows if cache.get(r[3]) is None]
+        if unseen:
+
+            def read(store: GraphStore) -> dict[str, npt.NDArray[np.float32]]:
+                found = {i: store.message_vectors.vector(i) for i in unseen}
+                return {i: v.copy() for i, v in found.items() if v is not None}
+
+            stored = await self.pool.run(chat, read)
+            for mid, _, _, text in rows:
+                if mid in stored:
+                    cache.put(text, stored[mid])
+        return await self.route_vectors([r[3] for r in rows])
 
     async def _rolled_back_on_error(self, chat: str, fn: Callable[[GraphStore], T]) -> T:
         """fn(store) for the regrouping job; if it fails, its transactions are rolled back but

@@ -4,7 +4,7 @@ Much of what people tell the bot never becomes a clean triple ("I finally starte
 clinic today"), so evidence is ranked over the chat's messages by several signals, fused by
 weighted reciprocal rank fusion:
 
-- meaning:    cosine of the question with the message embedding ("author: text");
+- meaning:    cosine of the question with the message embedding (its text alone);
 - words:      BM25 over lemmatised tokens (en/pt/ru), an index kept in memory per chat;
 - entities:   messages that mention the question's entities, and the source messages of the
               facts about them (the graph's provenance);

@@ -151,7 +151,7 @@ class MessageLog(GraphReader):
         replaying the store's own statements with the sparse vectors of the test embedder; not
         seen with USE or MiniLM vectors over ~40 entities and frequent checkpoints). Without
         this, such an entity silently stops being found by meaning after a restart. The text
-        embedded is what the write path embedded: the name, or "author: text". (Schema 4
+        embedded is what the write path embedded: the name, or the message's text. (Schema 4
         stores these vectors as text, core/store/packed.py, which that trap was not seen to
         touch; the repair stays for any vector that reads back empty.)"""
         todo = self.unembedded
@@ -160,11 +160,10 @@ class MessageLog(GraphReader):
         messages: list[tuple[str, str]] = []
         if todo.get("m"):
             rows = self._rows(
-                "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids RETURN m.id, m.author, "
-                "m.text",
+                "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids RETURN m.id, m.text",
                 {"ids": self._us(todo["m"])},
             )
-            messages = [(r[0], f"{r[1]}: {r[2]}") for r in rows]
+            messages = [(r[0], r[1]) for r in rows]
         with self.transaction():
             for table, items, matrix in (
                 ("Entity", entities, self.entity_vectors),
@@ -196,25 +195,25 @@ class MessageLog(GraphReader):
         self, embed: Callable[[list[str]], npt.NDArray[np.float32]], batch: int = 256
     ) -> None:
         """Vectors of two models never mix: re-embed every entity and message, then record
-        the new model. Runs once, when a chat written with another model is opened."""
+        the new model. Runs once, when a chat written with another model is opened (or one
+        whose messages' vectors embedded "author: text", before schema.MESSAGE_VECTORS)."""
         entities = [(e.id, e.name) for e in self.entities.values()]
-        rows = self._rows(
-            "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.author, m.text, m.world"
-        )
+        rows = self._rows("MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.text, m.world")
         self.entity_vectors = VectorMatrix(self.dim)
         self.message_vectors = VectorMatrix(self.dim)
         with self.transaction():
             for table, items, matrix in (
                 ("Entity", entities, self.entity_vectors),
-                ("Message", [(r[0], f"{r[1]}: {r[2]}") for r in rows], self.message_vectors),
+                ("Message", [(r[0], r[1]) for r in rows], self.message_vectors),
             ):
                 self._embed_into(table, items, matrix, embed, batch)
-            # centroids are recomputed from their messages (text only, as routing embeds them)
+            # centroids are recomputed from their messages' new vectors (the text alone, as
+            # routing embeds it)
             sums: dict[str, npt.NDArray[np.float32]] = {}
-            for i in range(0, len(rows), batch):
-                part = rows[i : i + batch]
-                for r, vec in zip(part, embed([r[2] for r in part]), strict=True):
-                    wid = self.resolve_world(r[3] or "")
+            for r in rows:
+                vec = self.message_vectors.vector(r[0])
+                if vec is not None:
+                    wid = self.resolve_world(r[2] or "")
                     sums[wid] = sums.get(wid, np.zeros(self.dim, np.float32)) + vec
             for w in list(self.worlds.values()):
                 total = sums.get(self.resolve_world(w.id), np.zeros(self.dim, np.float32))

@@ -10,6 +10,11 @@ from core.store.world_records import WorldRecords
 
 log = logging.getLogger(__name__)
 
+# What a message's stored vector embeds: its text alone (the routing vector too). Chats
+# written before (their vector embedded "author: text") lack this marker and are re-embedded
+# once when opened, as a chat of another model is: the two kinds of vector never mix.
+MESSAGE_VECTORS = "text"
+
 
 class ChatSchema(WorldRecords):
     _model_name: str
@@ -43,14 +48,20 @@ class ChatSchema(WorldRecords):
                 ("schema", SCHEMA_VERSION),
                 ("model", model_name),
                 ("dim", str(self.dim)),
+                ("message_vectors", MESSAGE_VECTORS),
             ):
                 self._set_meta(key, value)
             return
-        if meta.get("model") != model_name or meta.get("dim") != str(self.dim):
-            # vectors of two models never mix: the core re-embeds on open (reembed)
+        if (
+            meta.get("model") != model_name
+            or meta.get("dim") != str(self.dim)
+            or meta.get("message_vectors") != MESSAGE_VECTORS
+        ):
+            # vectors of two models (or two kinds) never mix: the core re-embeds on open
             self.model_mismatch = (meta.get("model"), meta.get("dim"))
 
     def set_model(self, model_name: str) -> None:
         self._set_meta("model", model_name)
         self._set_meta("dim", str(self.dim))
+        self._set_meta("message_vectors", MESSAGE_VECTORS)
         self.model_mismatch = None
