@@ -14,7 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.language import governed, key_tokens, lemma, name_key, tokens
+from core.language import (
+    QUESTION_WORDS,
+    STOPWORDS,
+    governed,
+    key_tokens,
+    lemma,
+    name_key,
+    tokens,
+    written_tokens,
+)
 from core.models import FactView
 from core.quote import Quote
 from core.texts import t
@@ -33,6 +42,12 @@ SUBKIND_WORDS: tuple[frozenset[str], ...] = tuple(
         "language languages linguagem linguagens язык языки",
         "technology technologies tecnologia tecnologias технология технологии",
     )
+)
+# words of a question that asks what or who something is, or to be told about it, besides its
+# question words, stop words and the name ("кто такой Монти?", "fale sobre a Ana")
+_DESCRIBE = frozenset(
+    """такой такая такое такие таков расскажи расскажите опиши опишите describe explain
+    fale conte descreva explique""".split()
 )
 # kind words that are question words ("who", "onde", "где"): the answer is labelled with the
 # kind's own name in the question's language instead
@@ -62,7 +77,20 @@ class Support:
     direct_facts: bool = False  # the facts hold the predicate the question asks about
     quote: Quote | None = None
     prefer_quote: bool = False  # e.g. a "when" question: the dated message answers it
+    describe: bool = False  # the question asks what or who its subject is: any fact answers
     unknown: Sequence[str] = ()  # names the question uses that the chat never mentioned
+
+
+def asks_what_it_is(question: str, names: Sequence[str]) -> bool:
+    """Does the question only name something ("who is Ann?", "o que é o Monty?", "кто такой
+    Монти?", "tell me about Acme")? `names`: the names it was found to write."""
+    named = {w.lower() for n in names for w in written_tokens(n)}
+    rest = [
+        w
+        for w in (w.lower() for w in written_tokens(question))
+        if w not in QUESTION_WORDS and w not in STOPWORDS and w not in _DESCRIBE and w not in named
+    ]
+    return bool(names) and not rest
 
 
 def kind_asked(question: str, kind_by_key: dict[str, str]) -> KindAsked | None:
@@ -144,8 +172,9 @@ def compose(ontology: Ontology, s: Support) -> str:
     facts = [fact_sentence(ontology, f, lang) + "." for f in s.facts[:MAX_FACT_LINES]]
     if s.quote is not None and (s.prefer_quote or not s.direct_facts):
         return quote_lines(s.quote, lang)
-    if facts:
-        return "\n".join(facts)
+    if facts:  # about the question's subject; said so when they answer something else
+        lead = [] if s.direct_facts or s.describe else [t("not_direct", lang)]
+        return "\n".join(lead + facts)
     if s.unknown:
         return t("nothing_about", lang, names=", ".join(s.unknown))
     return t("nothing_found", lang)

@@ -19,6 +19,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Пока у меня нет ничего про «{names}». Спросите о том, чем поделилась команда, "
         "или попросите связать вас с сотрудником.",
     },
+    "not_direct": {
+        "en": "I have no direct answer to that. What I know:",
+        "pt": "Não tenho uma resposta direta para isso. O que eu sei:",
+        "ru": "Прямого ответа на это у меня нет. Вот что я знаю:",
+    },
     "yes_fact": {"en": "Yes, {fact}.", "pt": "Sim, {fact}.", "ru": "Да, {fact}."},
     "no_fact": {
         "en": "No, I have no fact that {fact}.",

@@ -11,7 +11,7 @@ from functools import partial
 
 import numpy as np
 
-from core.answering import Support, compose, in_subkind, kind_asked
+from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
 from core.langid import LANGUAGES, detect_language
 from core.language import (
     STOPWORDS,
@@ -285,6 +285,7 @@ class Retriever(Stage):
                 direct_facts=any(e.predicate in wanted for c in path_edges for e in c),
                 quote=quote,
                 prefer_quote=is_when_question(question),
+                describe=asks_what_it_is(question, mentions.phrases),
                 unknown=missing,
             ),
         )

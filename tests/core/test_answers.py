@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.models import IncomingMessage
+from core.models import IncomingMessage, TripleIn
 from core.ports import Embedder
 from core.service import Core
 from core.texts import t
@@ -451,3 +451,31 @@ async def test_the_quick_starts_what_does_monty_eat_quotes_the_message_that_says
     )
     got = await use_core.ask("c", question)
     assert "eats one mouse a week" in got.answer.splitlines()[0], got.answer
+
+
+async def test_facts_that_answer_something_else_are_introduced_as_what_it_knows(
+    use_core: Core,
+) -> None:
+    """No message says what Monty eats and no fact holds it: the facts about Monty are still
+    worth giving, but not as if they answered ("Monty является ball python." to "Что ест
+    Монти?"). A question that only asks who or what Monty is gets them as the answer."""
+    fact = TripleIn(
+        subject="Monty",
+        subject_kind="concept",
+        predicate="IS_A",
+        object="ball python",
+        object_kind="concept",
+    )
+    await use_core.remember_triple("c", fact, author="Ana")
+    for lang, question in (
+        ("en", "what does Monty eat?"),
+        ("pt", "O que o Monty come?"),
+        ("ru", "Что ест Монти?"),
+    ):
+        got = await use_core.ask("c", question)
+        first, *rest = got.answer.splitlines()
+        assert first == t("not_direct", lang), got.answer
+        assert rest and "Monty" in rest[0] and "ball python" in rest[0], got.answer
+    for question in ("who is Monty?", "O que é o Monty?", "Кто такой Монти?"):
+        got = await use_core.ask("c", question)
+        assert got.answer.startswith("Monty") and "ball python" in got.answer, got.answer
