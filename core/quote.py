@@ -53,6 +53,12 @@ MIN_WORDS = 5  # a shorter sentence ("PayPal ainda não.") is quoted with the on
 # sentence that holds one whole is about it; one that holds only "Lumio" is not
 _NAME = re.compile(r"(?<=\S\s)[A-ZА-ЯЁ][\w-]*(?:\s+[A-ZА-ЯЁ0-9][\w-]*)*|\b[A-ZА-ЯЁ]{2,}\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|(?<=:)\s+(?=\S+(?:\s+\S+){3,})")
+# a part ending in a title, a street word or an initial ends no sentence: "Dr. Paulo é o
+# responsável pela ortodontia." was quoted as "Paulo é o responsável pela ortodontia."
+_ABBREVIATION = re.compile(
+    r"(?:^|[\s(])(?:(?i:dr|dra|drs|sr|sra|srta|mr|mrs|ms|prof|profa|eng|st|av|ave|rd|jr|"
+    r"ул|пр|просп|пер|д|г|им|т\.\s?е|т\.\s?к|тел|tel)|[A-ZА-ЯЁ])\.$"
+)
 _DIGIT = re.compile(r"\d")
 # verbs and fillers every question has ("tem", "есть", "can"): they match any message
 _FILLER = frozenset(
@@ -117,8 +123,15 @@ class Quote:
 def sentences(text: str) -> list[str]:
     """The message split into sentences (a lead-in before ':' counts as one when what follows
     is a sentence of its own: "Pricing update: the Pro plan is $49 ...")."""
-    parts = [p.strip() for p in _SENTENCE_END.split(text.strip())]
-    return [p for p in parts if p] or [text.strip()]
+    parts: list[str] = []
+    for part in (p.strip() for p in _SENTENCE_END.split(text.strip())):
+        if not part:
+            continue
+        if parts and _ABBREVIATION.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {part}"
+        else:
+            parts.append(part)
+    return parts or [text.strip()]
 
 
 def asks_amount(question: str) -> bool:

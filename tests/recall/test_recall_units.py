@@ -9,7 +9,7 @@ import pytest
 
 from core.index.vectors import VectorMatrix
 from core.models import Trace
-from core.quote import pick_quote
+from core.quote import pick_quote, sentences
 from core.recall import (
     Hit,
     MessageIndex,
@@ -182,3 +182,20 @@ def test_a_quote_looks_at_the_nearest_messages_beyond_the_fused_ones() -> None:
     assert pick_quote("how much is luggage storage?", hits, **args) is None
     got = pick_quote("how much is luggage storage?", hits, nearest=near, **args)
     assert got is not None and got.message_id == "n0"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dr. Paulo é o responsável pela ortodontia.", 1),  # was quoted without "Dr."
+        ("A Dra. Marina trabalha aqui. Ela atende às terças.", 2),
+        ("Офис на ул. Ленина, д. 5. Звоните заранее.", 2),
+        ("Ask J. Smith about it. He knows.", 2),
+        ("We close at 7 p.m. Come by before.", 2),
+        ("Yes. No. Maybe.", 3),
+    ],
+)
+def test_a_title_street_word_or_initial_ends_no_sentence(text: str, expected: int) -> None:
+    parts = sentences(text)
+    assert len(parts) == expected, parts
+    assert " ".join(parts) == text  # nothing dropped, nothing reordered
