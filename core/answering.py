@@ -165,7 +165,10 @@ def compose(ontology: Ontology, s: Support) -> str:
     lang = s.lang
     if s.yes_no:
         return s.yes_no
-    if s.kind is not None and s.values:
+    # "Who is the CTO of Acme?": the people the graph reaches from Acme are near the question,
+    # the sentence that holds "CTO" answers it (unless the graph held the asked predicate)
+    said = s.quote is not None and s.quote.holds_asked and not s.direct_facts
+    if s.kind is not None and s.values and not said:
         values = ", ".join(s.values[:MAX_VALUES])
         lines = [f"{kind_label(ontology, s.kind, lang)}: {values}."]
         return "\n".join(lines + _path_lines(s.paths, lang, s.values))

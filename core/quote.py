@@ -62,7 +62,10 @@ _ABBREVIATION = re.compile(
 _DIGIT = re.compile(r"\d")
 # verbs and fillers every question has ("tem", "есть", "can"): they match any message
 _FILLER = frozenset(
-    key_tokens("have has tem ter há existe есть быть можно мочь can could posso pode need")
+    key_tokens(
+        "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
+        "estar são"
+    )
 )
 # a question that asks for an amount is answered by a sentence with a number in it
 _AMOUNT = frozenset(
@@ -118,6 +121,9 @@ class Quote:
     ts: datetime
     sentence: str
     score: float
+    # it holds every word the question asks with, names aside ("CTO" in "Who is the CTO of
+    # Acme?"): it says what the question asks, where a graph answer may only be near it
+    holds_asked: bool = False
 
 
 def sentences(text: str) -> list[str]:
@@ -170,7 +176,9 @@ def pick_quote(
         dict.fromkeys(k for k in map(name_key, [*entity_names, *_NAME.findall(question)]) if k)
     )
     amount = asks_amount(question)
-    asked = own - {t for n in names for t in n.split()}  # the question's words, names aside
+    # the question's words, the names of its entities aside (a capitalised word that names
+    # none, "CTO" or "PayPal", is asked about)
+    asked = own - {t for n in entity_names for t in name_key(n).split()}
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     taken = {h.id for h in candidates}
@@ -193,6 +201,8 @@ def pick_quote(
         for i, sentence in enumerate(parts):
             if skip and any(w in skip for w in sentence.split()):
                 continue  # an explicit fact stored as "A PREDICATE B": not a person's words
+            if sentence.endswith("?"):
+                continue  # a question (someone else's, overheard in a group) answers nothing
             key = " ".join(key_tokens(sentence))
             held = set(index_tokens(sentence))
             words = sum(max(idf(t), MIN_IDF) for t in found & held)
@@ -210,7 +220,8 @@ def pick_quote(
                 continue  # shares (almost) nothing with the question: it answers nothing
             score += MEANING_WEIGHT * near
             said = held | equivalents(held) | {translates[w] for w in held if w in translates}
-            if meaning is not None and asked and asked <= said:
+            holds_asked = bool(asked) and asked <= said
+            if meaning is not None and holds_asked:
                 score += ASKED_WEIGHT  # a counterweight to the meaning score: with it only
             if amount and _DIGIT.search(sentence):
                 score += AMOUNT_WEIGHT
@@ -221,7 +232,7 @@ def pick_quote(
                     shown = f"{sentence} {parts[i + 1]}"  # a lead-in says nothing alone
                 elif i and len(sentence.split()) < MIN_WORDS:
                     shown = f"{parts[i - 1]} {sentence}"
-                best = Quote(h.id, h.author, h.ts, _clip(shown), score)
+                best = Quote(h.id, h.author, h.ts, _clip(shown), score, holds_asked)
     missing = (
         unknown_names(question, idf, covered, entity_names, speaker) if best is not None else []
     )

@@ -479,3 +479,26 @@ async def test_facts_that_answer_something_else_are_introduced_as_what_it_knows(
     for question in ("who is Monty?", "O que é o Monty?", "Кто такой Монти?"):
         got = await use_core.ask("c", question)
         assert got.answer.startswith("Monty") and "ball python" in got.answer, got.answer
+
+
+@pytest.mark.parametrize("question", ["Who is the CTO of Acme?", "Quem é o CTO da Acme?"])
+async def test_a_who_question_is_answered_by_the_sentence_that_says_it_not_by_a_neighbour(
+    use_core: Core, question: str
+) -> None:
+    """No fact says who the CTO is (no predicate holds it): the graph reaches Ann from Acme
+    and the answer was "Person: Ann.", said as the answer. The sentence that holds what the
+    question asks about ("CTO") answers it."""
+    await _tell(use_core, "c", "Ann works at Acme", "Bob is the CTO of Acme")
+    got = await use_core.ask("c", question)
+    assert "Bob is the CTO of Acme" in got.answer, got.answer
+    # the graph still answers where it holds what is asked
+    got = await use_core.ask("c", "Who works at Acme?")
+    assert "Ann" in got.answer.splitlines()[0], got.answer
+
+
+async def test_a_question_someone_asked_is_never_quoted_as_the_answer(use_core: Core) -> None:
+    """A chat holds questions too (a group's members ask each other); quoted, one read as the
+    bot's answer ("«Кто брал мой торцевой ключ?»" to "who owns the company?")."""
+    await _tell(use_core, "c", "does anyone know where the spare keys are?")
+    got = await use_core.ask("c", "where are the spare keys?")
+    assert "anyone know" not in got.answer, got.answer
