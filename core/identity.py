@@ -47,6 +47,17 @@ _DIGRAPHS = (
 )  # fmt: skip
 _VOWELS = re.compile(r"[aeiouy]+")
 MIN_SOUND_CONSONANTS = 3  # "Ann" (n), "Ivan" (vn) sound like too much; "чекаут" (Ckt) does not
+# A name too short for a skeleton is matched across scripts by its spelling in Latin letters,
+# vowels kept ("Иван" = "Ivan", "Мария" = "Maria", "Ольга" = "Olga"), when that has at least
+# this many letters. The sound level matches only across scripts (NameIndex.find), so two
+# Latin names are never one by it. Before, "Where does Ivan work?" in a chat that wrote "Иван"
+# named nobody, and "Does Ivan work at Sber?" was answered "No".
+MIN_SPELLED_LETTERS = 3
+
+
+def _spelled(word: str) -> str:
+    latin = word.translate(_TRANSLIT).replace("y", "i")
+    return re.sub(r"(.)\1+", r"\1", latin)
 
 
 def script(text: str) -> str:
@@ -128,6 +139,10 @@ class NameRules:
         lemmas = " ".join(p[1] for p in parts if p[1])
         sounds = [p[2] for p in parts if p[2]]
         sound = " ".join(sounds) if len("".join(sounds)) >= MIN_SOUND_CONSONANTS else ""
+        if not sound:
+            spelled = [p[3] for p in parts if p[3]]
+            if len("".join(spelled)) >= MIN_SPELLED_LETTERS:
+                sound = "~" + " ".join(spelled)  # "~": never equal to a skeleton
         return exact, lemmas, sound
 
     def exact_key(self, name: str) -> str:
@@ -142,17 +157,19 @@ class NameRules:
 
 
 @lru_cache(maxsize=65536)
-def _word_keys(word: str) -> tuple[str, str, str]:
+def _word_keys(word: str) -> tuple[str, str, str, str]:
     exact = " ".join(_NOT_WORD.sub(" ", _fold(word)).replace("_", " ").split())
     toks = tokens(word)
     lemmas = [lemma(t).lower() for t in toks]
     # Cyrillic words sound like their lemma ("Ромашку" ~ "Romashka"); Latin ones as written,
     # since an English/Portuguese lemma of a name can be another word ("São" -> "ser")
-    sounds = [
-        _word_skeleton((lem if script(t) == "cyrl" else _fold(t)).replace("ё", "е"))
+    said = [
+        (lem if script(t) == "cyrl" else _fold(t)).replace("ё", "е")
         for t, lem in zip(toks, lemmas, strict=True)
     ]
-    return exact, " ".join(lemmas), " ".join(s for s in sounds if s)
+    sounds = [_word_skeleton(w) for w in said]
+    spelled = " ".join(s for s in map(_spelled, said) if s)
+    return exact, " ".join(lemmas), " ".join(s for s in sounds if s), spelled
 
 
 def fold(text: str) -> str:

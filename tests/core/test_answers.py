@@ -502,3 +502,15 @@ async def test_a_question_someone_asked_is_never_quoted_as_the_answer(use_core: 
     await _tell(use_core, "c", "does anyone know where the spare keys are?")
     got = await use_core.ask("c", "where are the spare keys?")
     assert "anyone know" not in got.answer, got.answer
+
+
+async def test_a_short_russian_name_is_asked_about_in_latin_letters(use_core: Core) -> None:
+    """ "Ivan" named nobody in a chat that wrote "Иван" (too short for a sound key): "Does Ivan
+    work at Sber?" was "No", and "Where does Ivan work?" quoted the message a later one had
+    replaced."""
+    await _tell(use_core, "c", "Иван работает в Яндексе")
+    await _tell(use_core, "c", "Иван больше не работает в Яндексе", "Иван работает в Сбере")
+    got = await use_core.ask("c", "Does Ivan work at Sber?")
+    assert got.answer.startswith(t("yes_fact", "en", fact="")[:4]), got.answer
+    got = await use_core.ask("c", "Where does Ivan work?")
+    assert "Сбер" in got.answer and "Яндекс" not in got.answer, got.answer

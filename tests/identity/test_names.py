@@ -108,6 +108,22 @@ def test_transliteration_bridges_scripts_only() -> None:
     assert index.find(["w"], "Ан").ids == ()  # too short to tell
 
 
+def test_a_short_name_is_matched_across_scripts_by_its_spelling() -> None:
+    """Too short for a consonant skeleton ("vn"), "Ivan" named nobody in a chat that wrote
+    "Иван"; spelled in Latin letters, vowels kept, the two are one name, in any case form, and
+    only across scripts."""
+    index = NameIndex(RULES)
+    index.add("iv", "w", ["Иван"])
+    index.add("ol", "w", ["Olga"])
+    index.add("ma", "w", ["Мария"])
+    assert index.find(["w"], "Ivan").ids == ("iv",)
+    assert index.find(["w"], "Ивана").ids == ("iv",)  # genitive: its lemma
+    assert index.find(["w"], "Ольга").ids == ("ol",)
+    assert index.find(["w"], "Maria").ids == ("ma",)
+    assert index.find(["w"], "Iwan").ids == ()  # the spelling must be the same
+    assert index.find(["w"], "Ivana").ids == ()  # another Latin name, not a case form
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
