@@ -75,6 +75,20 @@ _TIME_WORDS = frozenset(  # matched on the word and on its lemma ("понеде�
 _NOT_A_DATE_AFTER_IN = frozenset("in в".split())  # "in Lisbon", "в Москве": only a year cuts
 
 
+# "Northwind depends on Contoso for payments": why, not part of the name. Cut where a purpose
+# word is followed by a lower-case word or a number ("Doctors for Life" keeps its name). Before,
+# the fact's object was "Contoso for payments", and "Does Northwind depend on Contoso?" was "No".
+_PURPOSE_LEADS = frozenset("for para pra для".split())
+
+
+def _cut_purpose(words: list[str]) -> list[str]:
+    for i in range(1, len(words) - 1):
+        nxt = words[i + 1]
+        if words[i].lower() in _PURPOSE_LEADS and (nxt[:1].islower() or nxt[:1].isdigit()):
+            return words[:i]
+    return words
+
+
 def _cut_time(words: list[str]) -> list[str]:
     """The object without a trailing time phrase ("Acme since 2019" -> "Acme")."""
     for i in range(1, len(words) - 1):
@@ -266,7 +280,7 @@ def _object_words(part: str) -> list[str]:
         words = words[proper:]
     elif len(words) > 1 and words[0].lower() in _PREPOSITIONS:
         words = words[1:]
-    return _cut_time(words)
+    return _cut_purpose(_cut_time(words))
 
 
 class OfflineExtractor:

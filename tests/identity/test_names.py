@@ -339,3 +339,20 @@ def test_when_is_no_part_of_a_name(text: str, expected: list[tuple[str, str, str
     """Seen by a new user: "Onde trabalha o Carlos?" answered "Carlos trabalha na FastCargo
     since 2019." (the entity was named "FastCargo since 2019")."""
     assert [(t.subject, t.predicate, t.object) for t in EXTRACTOR.extract(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Northwind depends on Contoso for payments", [("Northwind", "DEPENDS_ON", "Contoso")]),
+        ("O checkout depende da Stripe para pagamentos", [("checkout", "DEPENDS_ON", "Stripe")]),
+        ("Чекаут зависит от Stripe для платежей", [("Чекаут", "DEPENDS_ON", "Stripe")]),
+        ("Ann works at Acme for three years", [("Ann", "WORKS_AT", "Acme")]),
+        # a name that holds the word: kept
+        ("Ann works at Doctors for Life", [("Ann", "WORKS_AT", "Doctors for Life")]),
+    ],
+)
+def test_why_is_no_part_of_a_name(text: str, expected: list[tuple[str, str, str]]) -> None:
+    """ "Does Northwind depend on Contoso?" was answered "No": the fact's object was "Contoso
+    for payments"."""
+    assert [(t.subject, t.predicate, t.object) for t in EXTRACTOR.extract(text)] == expected
