@@ -33,6 +33,12 @@ _LEADING = frozenset(
     "the a an this that our their its o a os as um uma uns umas este esta esse essa nosso nossa "
     "also também тоже также наш наша наши".split()
 )
+# possessives before a lower-case word: "мой питон" is the python (the fact's subject was "мой
+# питон"); before a capitalised one they are part of a name ("My Little Pony")
+_POSSESSIVES = frozenset(
+    "my your his her meu minha meus minhas seu sua seus suas teu tua мой моя мое моё мои твой "
+    "твоя ваш ваша ваши".split()
+)
 # words that sit next to a name without being part of it: "Ann still reports to Bob"
 _ADVERBS = frozenset(
     """still also now currently already always never just only really usually actually officially
@@ -217,7 +223,11 @@ class ParsedClause:
 
 
 def _strip_leading(words: list[str], extra: frozenset[str] = frozenset()) -> list[str]:
-    while words and (words[0].lower() in _LEADING or words[0].lower() in extra):
+    while words and (
+        words[0].lower() in _LEADING
+        or words[0].lower() in extra
+        or (words[0].lower() in _POSSESSIVES and len(words) > 1 and words[1][:1].islower())
+    ):
         words = words[1:]
     return words
 

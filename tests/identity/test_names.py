@@ -356,3 +356,24 @@ def test_why_is_no_part_of_a_name(text: str, expected: list[tuple[str, str, str]
     """ "Does Northwind depend on Contoso?" was answered "No": the fact's object was "Contoso
     for payments"."""
     assert [(t.subject, t.predicate, t.object) for t in EXTRACTOR.extract(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "мой питон живёт в стеклянном террариуме",
+            ("питон", "LOCATED_IN", "стеклянный террариум"),
+        ),
+        ("My python lives in a glass terrarium", ("python", "LOCATED_IN", "glass terrarium")),
+        ("Моя сестра работает в Сбере", ("сестра", "WORKS_AT", "Сбер")),
+        # part of a name: kept
+        ("Ann works at My Company", ("Ann", "WORKS_AT", "My Company")),
+    ],
+)
+def test_a_possessive_before_a_common_noun_is_no_part_of_a_name(
+    text: str, expected: tuple[str, str, str]
+) -> None:
+    """The quick start's Russian line stored the fact about "мой питон" ("my python")."""
+    got = [(t.subject, t.predicate, t.object) for t in EXTRACTOR.extract(text)]
+    assert got == [expected]
