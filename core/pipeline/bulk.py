@@ -58,7 +58,7 @@ class _Line:
     text: str
     ts: datetime
     triple: TripleIn | None
-    emb: tuple[Vector, Vector] | None = None
+    emb: Vector | None = None
     settled: bool = False  # its durable record was already done (Ingest.ingest_offline)
 
 
@@ -243,12 +243,11 @@ class BulkIngest(Ingest):
             return exc
 
     async def _embed_messages(self, lines: list[_Line]) -> None:
-        """The vectors message_vectors gives each line (its text alone, stored and routing),
-        each distinct text embedded once, through the routing cache as the one-line path
-        puts them there."""
+        """The vector message_vector gives each line (its text alone), each distinct text
+        embedded once, through the routing cache as the one-line path puts them there."""
         vectors = await self._cached(self.ctx.route_vectors, [x.text for x in lines])
         for line, emb in zip(lines, vectors, strict=True):
-            line.emb = (emb, emb)
+            line.emb = emb
 
     async def _cached(self, cache: RouteVectors, texts: list[str]) -> list[Vector]:
         """texts' vectors, embedding only those the cache does not hold (an import repeats

@@ -44,7 +44,7 @@ class History(Ingest):
             )
         if self.inbound is not None:
             await asyncio.to_thread(self.inbound.replace_text, chat, message_id, text)
-        emb, _ = await self.message_vectors(text)
+        emb = await self.message_vector(text)
         now = self.clock.now()
 
         def run(store: GraphStore) -> IngestResult:
@@ -67,8 +67,7 @@ class History(Ingest):
         text = self.check_text(text)
         author = clean_name(author or "user")[:100] or "user"
         stamp = ts or self.clock.now()
-        emb = await self.message_vectors(text)
-        checked = Checked(message_id, author, text, stamp, emb)
+        checked = Checked(message_id, author, text, stamp, await self.message_vector(text))
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():
@@ -137,10 +136,9 @@ class History(Ingest):
                 if ids := list(self.names(store).find(worlds, rec.text, levels="el").ids):
                     store.forget_entities(ids)
                 continue
-            vector = self.embedder.embed([rec.text])[0]  # stored and routing (message_vectors)
-            emb = (vector, vector)
+            emb = self.embedder.embed([rec.text])[0]  # as Ingest.message_vector
             if adaptive:
-                routing.put(rec.text, vector)
+                routing.put(rec.text, emb)
             kind = Extraction.EXPLICIT if rec.kind == "fact" else status
             with store.transaction():
                 said = Checked(rec.id, rec.author, rec.text, rec.ts, emb)

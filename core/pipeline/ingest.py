@@ -27,13 +27,13 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Checked:
     """A message that passed the checks, ready to store: its id, cleaned author, checked text,
-    time, and vectors (the stored one, the routing one; one vector for both)."""
+    time, and vector (of its text alone: stored, and routed by; Ingest.message_vector)."""
 
     msg_id: str
     author: str
     text: str
     ts: datetime
-    emb: Vector | tuple[Vector, Vector]
+    emb: Vector
 
 
 class Ingest(Writer):
@@ -53,7 +53,7 @@ class Ingest(Writer):
         settled = await durable.begin(
             self.inbound, chat, msg_id, kind="message", author=author, text=text, ts=ts
         )
-        checked = Checked(msg_id, author, text, ts, await self.message_vectors(text))
+        checked = Checked(msg_id, author, text, ts, await self.message_vector(text))
         if self.llm is None:
             stored = await self.pool.run(
                 chat, lambda s: self.ingest_offline(s, checked, settled=settled)
@@ -73,9 +73,9 @@ class Ingest(Writer):
         await durable.finish(self.inbound, chat, msg_id)
         return stored
 
-    async def message_vectors(self, text: str) -> tuple[Vector, Vector]:
-        """(stored vector, routing vector) of a message: both the vector of its text alone,
-        one embedding. Routing always embedded the text alone (an author prefix made one
+    async def message_vector(self, text: str) -> Vector:
+        """A message's vector, stored and routed by: its text alone, one embedding. Routing
+        always embedded the text alone (an author prefix made one
         person's messages on unrelated topics look alike, bench/worlds.py); the stored vector
         embedded "author: text" until 2026-12-03, a second embedding per message. The text
         alone retrieves better (bench.recall, recall@10 of the evidence: MiniLM 0.847 ->
@@ -83,9 +83,9 @@ class Ingest(Writer):
         author's messages are found by the speaker signal (core/recall), which reads the
         author's name, not the vector. It is also a quote's sentence vector when the message
         is one sentence (core/quote.py), read instead of embedded when a question is asked."""
-        emb = (await self.embed([text]))[0]
+        emb: Vector = (await self.embed([text]))[0]
         self.ctx.route_vectors.put(text, emb)  # for the regrouping job (core.regroup)
-        return emb, emb
+        return emb
 
     async def name_world(self, chat: str, stored: IngestResult, text: str) -> None:
         """A newborn world gets its topic name from the LLM when one is configured (the
@@ -137,14 +137,13 @@ class Ingest(Writer):
             if extraction == pending and seen and seen[0].extraction == pending:
                 return IngestResult(message_id=msg_id, world=store.resolve_world(seen[0].world))
             return IngestResult(message_id=msg_id, duplicate=True)
-        stored_emb, route_emb = emb if isinstance(emb, tuple) else (emb, emb)
         now = self.clock.now()
         mode, params = self.config.world_mode, self.world_params
-        routed = route(store, route_emb, params, mode=mode, text=text, now=now, ts=ts)
+        routed = route(store, emb, params, mode=mode, text=text, now=now, ts=ts)
         world = routed.world
         into = None
         if routed.born and mode == WorldMode.ADAPTIVE:
-            into = newborn_merges_into(store, world, route_emb, params)
+            into = newborn_merges_into(store, world, emb, params)
         if routed.born and into is None:
             world.topic = first_name(text, self.ctx.verbs_in(text))
             store.upsert_world(world)
@@ -155,13 +154,13 @@ class Ingest(Writer):
             ts=ts,
             world=(into or world).id,
             extraction=extraction,
-            embedding=stored_emb,
+            embedding=emb,
         )
         if into is not None:  # born and merged at once: the message went there directly
-            fold_newborn(store, into, route_emb, now)
+            fold_newborn(store, into, emb, now)
             result = IngestResult(message_id=msg_id, world=into.id, world_born=False)
         else:
-            absorb(store, world, route_emb, now=now)
+            absorb(store, world, emb, now=now)
             wid = (
                 merge_touched(store, world.id, params, now)
                 if mode == WorldMode.ADAPTIVE
@@ -283,8 +282,7 @@ class Ingest(Writer):
             ts=now,
             triple=triple.model_dump_json(),
         )
-        vectors = await self.message_vectors(text)
-        checked = Checked(msg_id, author, text, now, vectors)
+        checked = Checked(msg_id, author, text, now, await self.message_vector(text))
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():  # the message and its fact, or neither

@@ -41,7 +41,7 @@ async def test_a_message_whose_extraction_a_crash_cut_short_is_extracted_at_star
     assert core.inbound is not None
     # what a kill between storing the message and its LLM extraction leaves behind
     core.inbound.begin(ChatRecord("c", "m1", "message", "ann", TEXT, ts, "", done=False))
-    emb = core.embedder.embed([f"ann: {TEXT}"])[0]
+    emb = core.embedder.embed([TEXT])[0]
     said = Checked("m1", "ann", TEXT, ts, emb)
     await core.pool.run("c", lambda s: core._ingest.store_message(s, said, Extraction.PENDING))
     await core.close()
