@@ -118,7 +118,7 @@ class Maintenance(Stage):
     ) -> npt.NDArray[np.float32]:
         """The job's messages' routing vectors: recent ones from the routing cache, the rest
         read from the store (a message is stored with the vector of its text alone,
-        Ingest.message_vectors), embedded only when neither holds one. Before, the first run
+        Ingest.message_vector), embedded only when neither holds one. Before, the first run
         after a restart embedded up to MAX_MESSAGES messages again."""
         cache = self.ctx.route_vectors
         unseen = [r[0] for r in rows if cache.get(r[3]) is None]

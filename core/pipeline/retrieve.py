@@ -59,7 +59,7 @@ NEAREST = 3
 
 def _lemma_or_written(word: str, lang: str) -> str:
     """A word's dictionary form in `lang` when that differs from the word, else the word as
-    written (core/pipeline/retrieve.py: the word bridge)."""
+    written (the word bridge, Retriever.translations)."""
     low = word.lower()
     form = lemma_in(low, lang)
     return word if form == low else form
@@ -343,7 +343,7 @@ class Retriever(Stage):
         if not set(cal.languages) >= set(LANGUAGES):
             return None
         # a message of one sentence is stored with that sentence's vector (its text alone,
-        # Ingest.message_vectors): read, not embedded (bench.bulk's ask at 10k messages)
+        # Ingest.message_vector): read, not embedded (bench.bulk's ask at 10k messages)
         stored = {}
         for h in hits:
             if (

@@ -1,4 +1,4 @@
-"""A message is stored with the vector of its text alone (Ingest.message_vectors): what was
+"""A message is stored with the vector of its text alone (Ingest.message_vector): what was
 embedded at ingest is read back after a restart by the regrouping job and by the quote, not
 embedded again; a chat written when the stored vector embedded "author: text" is re-embedded
 once when it is opened."""
