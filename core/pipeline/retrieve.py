@@ -163,14 +163,19 @@ class Retriever(Stage):
             quote = self.quote(store, question, q_emb, lang, hits, near, missing)
             # a name the question uses is worth saying back ("nothing about billing"); a
             # phrase of its words is not ("nothing about much Pro 20 seats")
-            said = [n for n in unknown if name_key(n) not in self._kind_by_key] + missing
+            # each name once: the parse and the quote may both find it ("«Анн, Анн»")
+            said = list(
+                dict.fromkeys(
+                    [n for n in unknown if name_key(n) not in self._kind_by_key] + missing
+                )
+            )
             if not said and len(names.split()) == 1:
                 said = [names]
             support = Support(lang=lang, quote=quote, unknown=said)
             answer = base.model_copy(
                 update={
                     "answer": compose(self.ontology, support),
-                    "unknown": unknown + missing or [names],
+                    "unknown": list(dict.fromkeys(unknown + missing)) or [names],
                     "evidence": evidence_ids,
                 }
             )
@@ -252,6 +257,11 @@ class Retriever(Stage):
         # the nearest entities of the asked kind answer it; further ones are reached only
         # through them (checkout -> payments -> antifraud: antifraud is the one that requires)
         hops = {n: len(path_to(n, reach)) for n in targets if reach.get(n) is not None}
+        if wanted:  # reached over what the question asks: "where does Ann work?" asks for
+            # WORKS_AT's object, not the place Acme is in (answered "Place: Lisbon." before)
+            hops = {
+                n: h for n, h in hops.items() if (st := reach[n]) and st.edge.predicate in wanted
+            }
         values = sorted(
             (n for n, h in hops.items() if h == min(hops.values())),
             key=lambda n: -score.get(n, 0.0),
@@ -260,6 +270,7 @@ class Retriever(Stage):
         if group is not None:  # an instance ("Go") answers "which language", not the category
             values = [n for n in values if not in_subkind(store.entities[n].name, group)]
             asked = asked if values else None  # the category alone: its fact or message says it
+        direct = any(e.predicate in wanted for c in path_edges for e in c)
         quote = self.quote(
             store,
             question,
@@ -281,8 +292,10 @@ class Retriever(Stage):
                 kind=asked,
                 values=[store.entities[n].name for n in values],
                 paths=paths,
-                facts=facts,
-                direct_facts=any(e.predicate in wanted for c in path_edges for e in c),
+                # a direct answer says what was asked ("where does Ann work?": her WORKS_AT,
+                # not also where Acme is and who reports to her); the rest stays in `facts`
+                facts=[f for f in facts if f.predicate in wanted] if direct else facts,
+                direct_facts=direct,
                 quote=quote,
                 prefer_quote=is_when_question(question),
                 describe=asks_what_it_is(question, mentions.phrases),
@@ -296,7 +309,7 @@ class Retriever(Stage):
                 "facts": facts,
                 "paths": paths,
                 "evidence": evidence_ids,
-                "unknown": unknown + missing,
+                "unknown": list(dict.fromkeys(unknown + missing)),
             }
         )
         return Retrieved(

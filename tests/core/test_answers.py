@@ -514,3 +514,23 @@ async def test_a_short_russian_name_is_asked_about_in_latin_letters(use_core: Co
     assert got.answer.startswith(t("yes_fact", "en", fact="")[:4]), got.answer
     got = await use_core.ask("c", "Where does Ivan work?")
     assert "Сбер" in got.answer and "Яндекс" not in got.answer, got.answer
+
+
+async def test_where_someone_works_is_not_answered_with_where_their_company_is(
+    use_core: Core,
+) -> None:
+    """ "where" asks for a place, but "work" asks for WORKS_AT's object: the place the graph
+    reaches beyond Acme ("Place: Lisbon.") answered before, with every fact about Ann below."""
+    await _tell(
+        use_core, "c", "Ann works at Acme", "Acme is located in Lisbon", "Bob reports to Ann"
+    )
+    for question, line in (
+        ("where does Ann work?", "Ann works at Acme."),
+        ("Onde trabalha a Ann?", "Ann trabalha na Acme."),
+    ):
+        got = await use_core.ask("c", question)
+        assert got.answer == line, got.answer
+    got = await use_core.ask("c", "where is Acme located?")  # the place, when it is asked
+    assert "Lisbon" in got.answer.splitlines()[0], got.answer
+    got = await use_core.ask("c", "Где работает Анн?")  # too short to bridge: said once
+    assert got.answer.count("Анн") == 1, got.answer
