@@ -107,6 +107,11 @@ class CoreApi(Remembers, Protocol):
 
     async def worlds(self, chat: str) -> list[WorldInfo]: ...
 
+    async def language(self, chat: str, text: str = "") -> str:
+        """The language to reply in: the text's own, else the chat's recent messages' (a
+        command with no words, "/kb worlds"), English when neither says."""
+        ...
+
     async def export(self, chat: str) -> dict[str, Any]: ...
 
     def has_chat(self, chat: str) -> bool:

@@ -21,7 +21,7 @@ from core.config import CoreConfig
 from core.contract import CoreApi, HandoffDesk
 from core.errors import CoreError, NotFound
 from core.inbound import InboundLog
-from core.language import is_question
+from core.language import detect_language, is_question
 from core.models import (
     Answer,
     FactView,
@@ -176,6 +176,11 @@ class Core(Remembers):
         return await self._history.restore_fact(chat, fact)
 
     # ================================================================== answer
+    async def language(self, chat: str, text: str = "") -> str:
+        if not self.has_chat(chat):  # asking must not create the chat
+            return detect_language(text)
+        return await self._answers.language(chat, text)
+
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
         return await self._answers.ask(chat, question, author=author)
 

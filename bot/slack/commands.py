@@ -32,7 +32,6 @@ from bot.slack.common import respond_in_pages, with_progress
 from bot.texts import t
 from bot.triples import MalformedTriple, explicit_triple
 from core.errors import NotFound
-from core.language import detect_language
 
 if TYPE_CHECKING:
     from core.contract import CoreApi
@@ -205,7 +204,8 @@ def register_commands(
             chat=chat,
             user=command["user_id"],
             arg=arg,
-            lang=detect_language(arg) if arg else "en",
+            # a command with no words ("/kb worlds") answers in the chat's language
+            lang=await core.language(chat, arg),
             command=command_name,
             respond=respond,
             client=client,

@@ -136,3 +136,14 @@ async def test_request_url_verification_challenge(slack: SlackHttp) -> None:
     status, text = await slack.post(body, "application/json")
     assert status == 200
     assert "abc123" in text
+
+
+async def test_a_command_with_no_words_answers_in_the_channels_language(slack: SlackHttp) -> None:
+    """ "/kb worlds" has no words to tell a language by: it answered in English in a channel
+    that speaks Portuguese; it now follows the channel's recent messages."""
+    for statement in ("o checkout depende de pagamentos", "pagamentos depende do antifraude"):
+        await slack.final(f"remember {statement}", channel="CPT")
+    worlds = await slack.final("worlds", channel="CPT")
+    assert "maturidade" in all_text(worlds), all_text(worlds)
+    (empty,) = await slack.command("worlds", channel="CNEW")  # nothing said: English, no chat
+    assert "No worlds yet" in all_text(empty), all_text(empty)

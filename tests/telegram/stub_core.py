@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from core.contract import CoreApi, Leads
 from core.errors import CoreError
 from core.inbound import InboundLog
+from core.language import detect_language
 from core.models import (
     Answer,
     FactView,
@@ -97,6 +98,9 @@ class StubCore(Remembers):
 
     async def worlds(self, chat: str) -> list[WorldInfo]:
         self._unscripted("worlds", chat)
+
+    async def language(self, chat: str, text: str = "") -> str:
+        return detect_language(text)
 
     async def export(self, chat: str) -> dict[str, Any]:
         self._unscripted("export", chat)
