@@ -48,6 +48,9 @@ MIN_IDF = 0.5
 AMOUNT_WEIGHT = 1.0
 RANK_WEIGHT = 1.0  # the best-ranked message's bonus; later ones get less
 
+# fewer content words than this is chit-chat (as evidence ranking counts it, RecallConfig
+# .min_tokens): "?" was answered by quoting "ok", whose meaning is near any short message
+CHITCHAT_TOKENS = 3
 MIN_WORDS = 5  # a shorter sentence ("PayPal ainda não.") is quoted with the one before it
 # names the question writes capitalised inside a sentence ("Lumio Billing", "SSO"): a
 # sentence that holds one whole is about it; one that holds only "Lumio" is not
@@ -205,6 +208,8 @@ def pick_quote(
                 continue  # a question (someone else's, overheard in a group) answers nothing
             key = " ".join(key_tokens(sentence))
             held = set(index_tokens(sentence))
+            if len(held) < CHITCHAT_TOKENS and not found & held and not sentence.endswith(":"):
+                continue  # "hi", "ok": chit-chat answers only what it shares a word with
             words = sum(max(idf(t), MIN_IDF) for t in found & held)
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities

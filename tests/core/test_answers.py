@@ -534,3 +534,13 @@ async def test_where_someone_works_is_not_answered_with_where_their_company_is(
     assert "Lisbon" in got.answer.splitlines()[0], got.answer
     got = await use_core.ask("c", "Где работает Анн?")  # too short to bridge: said once
     assert got.answer.count("Анн") == 1, got.answer
+
+
+async def test_chit_chat_answers_only_what_it_shares_a_word_with(use_core: Core) -> None:
+    """ "?" was answered by quoting "ok" (short messages are near each other by meaning); a
+    short message that shares a word with the question still answers it."""
+    await _tell(use_core, "c", "ok", "hi", "Pix, sim")
+    got = await use_core.ask("c", "?")
+    assert "“" not in got.answer and "«" not in got.answer, got.answer
+    got = await use_core.ask("c", "Vocês aceitam Pix?")
+    assert "Pix, sim" in got.answer, got.answer
