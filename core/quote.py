@@ -26,7 +26,7 @@ as close as two messages of one topic (`same`) may be quoted though it shares no
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -83,12 +83,15 @@ _AMOUNT = frozenset(
 @dataclass(frozen=True)
 class Meaning:
     """The question's vector, the model's calibrated mean cross- and same-topic pair cosines
-    (core/calibration.py), and the vectors of texts (each sentence alone)."""
+    (core/calibration.py), the vectors of texts (each sentence alone; those already known by
+    text given), and a message's stored vector by its id (a message is stored with the vector
+    of its text alone, Ingest.message_vector: a one-sentence message's is its sentence's)."""
 
     vector: npt.NDArray[np.float32]
     cross: float
     same: float
-    vectors: Callable[[list[str]], npt.NDArray[np.float32]]
+    vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]]
+    stored: Callable[[str], npt.NDArray[np.float32] | None]
 
 
 # Chosen on the tuning parts of both companies of bench/answers.py (lumio tune stayed 1.000
@@ -188,10 +191,16 @@ def pick_quote(
     candidates += [h for h in nearest if h.id not in outdated and h.id not in taken]
     top = max((h.score for h in candidates), default=0.0) or 1.0
     cosines: dict[str, float] = {}
+    split = {h.id: sentences(h.text) for h in candidates}  # each candidate split once
     if meaning is not None:
-        texts = list(dict.fromkeys(s for h in candidates for s in sentences(h.text)))
+        texts = list(dict.fromkeys(s for parts in split.values() for s in parts))
+        known = {
+            parts[0]: vec
+            for mid, parts in split.items()
+            if len(parts) == 1 and (vec := meaning.stored(mid)) is not None
+        }
         if texts:
-            sims = meaning.vectors(texts) @ meaning.vector
+            sims = meaning.vectors(texts, known) @ meaning.vector
             cosines = {t: float(c) for t, c in zip(texts, sims, strict=True)}
     covered: set[str] = set()  # the question's words a message in another language translates
     for h in candidates:
@@ -200,7 +209,7 @@ def pick_quote(
         found = terms | set(bridged)
         # the question's words each of this message's words translates
         translates = {theirs: lemma(mine.lower()) for theirs, mine in bridged.items()}
-        parts = sentences(h.text)
+        parts = split[h.id]
         for i, sentence in enumerate(parts):
             if skip and any(w in skip for w in sentence.split()):
                 continue  # an explicit fact stored as "A PREDICATE B": not a person's words

@@ -155,11 +155,10 @@ class Context:
     def vectors_of_sentences(
         self,
         texts: list[str],
-        stored: Mapping[str, np.ndarray[Any, np.dtype[np.float32]]] | None = None,
+        stored: Mapping[str, np.ndarray[Any, np.dtype[np.float32]]],
     ) -> np.ndarray[Any, np.dtype[np.float32]]:
         """Unit vectors of sentences alone (quotes): when the sentence is a whole message, its
         stored vector (`stored`: by text) or its recent routing vector, else embedded once."""
-        stored = stored or {}
         recent = {t: stored.get(t, self.route_vectors.get(t)) for t in dict.fromkeys(texts)}
         rest = [t for t, v in recent.items() if v is None]
         found = dict(zip(rest, self._vectors_in(self.sentence_vectors, rest), strict=True))

@@ -37,7 +37,7 @@ from core.pipeline.select import (
 )
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
-from core.quote import REPLACED, Meaning, Quote, pick_quote, sentences
+from core.quote import REPLACED, Meaning, Quote, pick_quote
 from core.recall import Hit, index_tokens, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.retrieval import (
@@ -340,13 +340,13 @@ class Retriever(Stage):
             skip=self._predicate_names,
             outdated=outdated,
             bridge=partial(self.translations, lang),
-            meaning=self._meaning(q_emb, store, [*hits, *near]),
+            meaning=self._meaning(q_emb, store),
             nearest=near,
             unknown=missing,
             speaker=lambda n: bool(store.recall.speakers(n)),
         )
 
-    def _meaning(self, q_emb: Vector, store: GraphStore, hits: list[Hit]) -> Meaning | None:
+    def _meaning(self, q_emb: Vector, store: GraphStore) -> Meaning | None:
         """What a quote's meaning score needs (core/quote.py); none with a model that does
         not separate topics in every language the bot serves (its calibration says which):
         the English MiniLM's cosines favoured English sentences over the Portuguese one that
@@ -355,17 +355,10 @@ class Retriever(Stage):
         cal = self.ctx.calibration
         if not set(cal.languages) >= set(LANGUAGES):
             return None
-        # a message of one sentence is stored with that sentence's vector (its text alone,
-        # Ingest.message_vector): read, not embedded (bench.bulk's ask at 10k messages)
-        stored = {}
-        for h in hits:
-            if (
-                len(parts := sentences(h.text)) == 1
-                and (vec := store.message_vectors.vector(h.id)) is not None
-            ):
-                stored[parts[0]] = vec
+        # a one-sentence message's stored vector is its sentence's: read, not embedded
+        # (bench.bulk's ask at 10k messages)
         return Meaning(
-            q_emb, cal.cross, cal.same, partial(self.ctx.vectors_of_sentences, stored=stored)
+            q_emb, cal.cross, cal.same, self.ctx.vectors_of_sentences, store.message_vectors.vector
         )
 
     def translations(self, lang: str, words: Sequence[str], text: str) -> dict[str, str]:
