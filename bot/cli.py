@@ -14,16 +14,10 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from bot.export import is_export, restore_file
+from core.clock import parse_timestamp
 from core.contract import CoreApi
 from core.errors import CoreError
 from core.models import ImportItem, IngestResult, TripleIn
-
-
-def _parse_ts(value: Any) -> datetime | None:
-    if value in (None, ""):
-        return None
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-
 
 # Lines go to the core in batches of this many, so a bulk path can embed them together and
 # write them in one transaction; reports still name each line, in file order. A batch's facts
@@ -58,7 +52,7 @@ def parse_line(raw: str, lineno: int) -> ImportLine:
         return ImportLine(lineno, author, message_id, triple=TripleIn(**fields))
     if "text" in item:
         author = str(item.get("author") or "unknown")
-        ts = _parse_ts(item.get("ts"))
+        ts = parse_timestamp(item.get("ts"))
         return ImportLine(lineno, author, message_id, text=str(item["text"]), ts=ts)
     raise ValueError("a line needs 'text' (a message) or 'predicate' (a fact)")
 

@@ -10,12 +10,12 @@ chat as it was instead of extracting its messages again.
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from core.clock import parse_timestamp
 from core.contract import CoreApi
 from core.errors import CoreError
 from core.models import FactView
@@ -78,7 +78,7 @@ async def restore_file(core: CoreApi, chat: str, path: Path, *, err: TextIO) -> 
                     author=str(item.get("author") or "unknown"),
                     text=str(item["text"]),
                     message_id=str(item.get("id") or "").strip()[:200] or new_id("m"),
-                    ts=_parse_ts(item.get("ts")),
+                    ts=parse_timestamp(item.get("ts")),
                 )
             except (ValueError, ValidationError, CoreError) as exc:
                 counts["invalid"] += 1
@@ -87,9 +87,3 @@ async def restore_file(core: CoreApi, chat: str, path: Path, *, err: TextIO) -> 
                 continue
             counts["duplicates" if result.duplicate else "messages"] += 1
     return counts
-
-
-def _parse_ts(value: Any) -> datetime | None:
-    if value in (None, ""):
-        return None
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from core.clock import as_utc
 from core.language import name_key
+
+# a time from outside the core: one without a zone is UTC (core/clock.py)
+Zoned = Annotated[datetime, AfterValidator(as_utc)]
 
 REVIEW_THRESHOLD = 0.6
 
@@ -51,8 +55,8 @@ class FactView(BaseModel):
     object_kind: str
     confidence: float
     status: str
-    valid_from: datetime
-    valid_to: datetime | None = None
+    valid_from: Zoned
+    valid_to: Zoned | None = None
     sources: list[str] = Field(default_factory=list)
     world: str = ""
 
@@ -86,7 +90,7 @@ class ImportItem(BaseModel):
     message_id: str | None = None
     text: str | None = None
     triple: TripleIn | None = None
-    ts: datetime | None = None
+    ts: Zoned | None = None
 
 
 class IngestResult(BaseModel):
@@ -231,7 +235,7 @@ class IncomingMessage(BaseModel):
     author: str
     text: str
     message_id: str | None = None  # unique in its chat: a redelivered message is stored once
-    ts: datetime | None = None  # None: the core stamps it with its clock
+    ts: Zoned | None = None  # None: the core stamps it with its clock
     client: ClientInfo | None = None  # who is speaking, for a hand-off card
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from core import durable
 from core.config import WorldMode
-from core.errors import CoreError
+from core.errors import CoreError, StoreError
 from core.inbound import ChatRecord, RecordKind
 from core.language import clean_name, name_key
 from core.models import ImportItem, IncomingMessage, IngestResult, Rejection, TripleIn
@@ -241,6 +241,11 @@ class BulkIngest(Ingest):
             return await self.remember(chat, message)
         except CoreError as exc:
             return exc
+        except Exception:  # a fault of ours in one line must not lose the lines after it
+            log.exception("chat=%s import line could not be stored", chat)
+            await self.pool.discard(chat)  # its transaction rolled back; reload the indexes
+            self.ctx.regroup_due.forget(chat)
+            return StoreError("could not be stored (an internal error, logged); line skipped")
 
     async def _embed_messages(self, lines: list[_Line]) -> None:
         """The vector message_vector gives each line (its text alone), each distinct text

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core import durable
+from core.clock import as_utc
 from core.config import WorldMode
 from core.inbound import ChatRecord
 from core.language import clean_name
@@ -66,7 +67,7 @@ class History(Ingest):
         """A message of an export, stored without extraction: its facts come from the export."""
         text = self.check_text(text)
         author = clean_name(author or "user")[:100] or "user"
-        stamp = ts or self.clock.now()
+        stamp = as_utc(ts) or self.clock.now()
         checked = Checked(message_id, author, text, stamp, await self.message_vector(text))
 
         def run(store: GraphStore) -> IngestResult:

@@ -146,3 +146,83 @@ async def test_an_import_of_2000_lines(
     assert sorted((f.subject, f.object) for f in facts) == sorted(
         (f"svc-{i}", f"svc-{i + 1}") for i in range(0, 2000 - 2 * len(BROKEN), 2)
     )
+
+
+async def test_timestamps_without_a_zone_are_utc(core: Core, tmp_path: Path) -> None:
+    """A `ts` without a time zone ("2026-11-01T09:00:00", what most exports write) is read as
+    UTC, next to ones with a zone: before, the second such line crashed the import (naive and
+    aware datetimes compared in routing) and every line after it was lost."""
+    from datetime import UTC, datetime
+
+    from bot.cli import ingest_file
+
+    stamps = ["2026-11-01T09:00:00", "2026-11-01T09:01:00Z", "2026-11-01T10:02:00+01:00"]
+    stamps += ["2026-11-01T09:03:00", "2026-11-01 09:04"]
+    path = tmp_path / "naive.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps({"id": f"t{i}", "author": "rita", "text": f"desk number {i} is free"})[:-1]
+            + f', "ts": "{ts}"}}'
+            for i, ts in enumerate(stamps)
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    err = io.StringIO()
+    counts = await ingest_file(core, "naive", path, err=err)
+    assert err.getvalue() == ""
+    assert counts["messages"] == len(stamps) and counts["invalid"] == 0
+    # the live path too: a front-end or script handing the core a naive datetime
+    await core.remember(
+        "naive",
+        author="rita",
+        text="desk 9 is taken",
+        message_id="t9",
+        ts=datetime(2026, 11, 1, 9, 5),
+    )
+    exported = await core.export("naive")
+    when = {m["id"]: m["ts"] for m in exported["messages"]}
+    assert len(when) == len(stamps) + 1
+    minutes = [
+        datetime.fromisoformat(str(when[f"t{i}"])).astimezone(UTC).minute for i in (*range(5), 9)
+    ]
+    assert minutes == [0, 1, 2, 3, 4, 5]
+
+
+async def test_a_line_that_fails_inside_the_core_loses_only_itself(
+    core: Core, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A fault of the core's own on one line (here injected into the message write) is
+    reported on that line and logged; the lines before and after it are stored (before, the
+    exception ended the import and the rest of the file was not read)."""
+    from bot.cli import ingest_file
+    from core.pipeline.ingest import Ingest
+
+    real = Ingest.store_message
+
+    def store_message(self: Ingest, store: object, message: object, *args: object) -> object:
+        if getattr(message, "text", "") == "poison line":
+            raise RuntimeError("injected fault")
+        return real(self, store, message, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Ingest, "store_message", store_message)
+    texts = ["checkout depends on payments", "poison line", "payments depends on antifraud"]
+    path = tmp_path / "fault.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps({"id": f"f{i}", "author": "ana", "text": t}) for i, t in enumerate(texts)
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    err = io.StringIO()
+    with caplog.at_level(logging.ERROR, logger="core.pipeline.bulk"):
+        counts = await ingest_file(core, "fault", path, err=err)
+    assert line_numbers(err.getvalue()) == [2]
+    assert "internal error" in err.getvalue()
+    assert counts["messages"] == 2 and counts["invalid"] == 1
+    assert any("injected fault" in (r.exc_text or "") for r in caplog.records)
+    stored = {m["id"] for m in (await core.export("fault"))["messages"]}
+    assert stored == {"f0", "f2"}
+    facts = {(f.subject, f.object) for f in await core.facts("fault", entity=None)}
+    assert facts == {("checkout", "payments"), ("payments", "antifraud")}
