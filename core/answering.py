@@ -152,7 +152,10 @@ def yes_no_line(
 
 def quote_lines(quote: Quote, lang: str) -> str:
     said = f"«{quote.sentence}»" if lang == "ru" else f"“{quote.sentence}”"
-    return f"{said} " + t("quote_from", lang, author=quote.author, date=f"{quote.ts:%Y-%m-%d}")
+    line = f"{said} " + t("quote_from", lang, author=quote.author, date=f"{quote.ts:%Y-%m-%d}")
+    if quote.later is None:
+        return line
+    return f"{line}\n{t('said_later', lang)} {quote_lines(quote.later, lang)}"
 
 
 def _path_lines(paths: Sequence[Sequence[str]], lang: str, values: Sequence[str]) -> list[str]:

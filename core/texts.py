@@ -45,6 +45,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "O contrário é conhecido: {path}.",
         "ru": "Известно обратное: {path}.",
     },
+    "said_later": {"en": "Later:", "pt": "Depois:", "ru": "Позже:"},
     "quote_from": {
         "en": "(from a message by {author} on {date})",
         "pt": "(de uma mensagem de {author} em {date})",

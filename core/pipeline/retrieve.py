@@ -14,6 +14,7 @@ import numpy as np
 from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
 from core.langid import LANGUAGES, detect_language
 from core.language import (
+    QUESTION_WORDS,
     STOPWORDS,
     clean_name,
     key_tokens,
@@ -49,12 +50,22 @@ from core.retrieval import (
 )
 from core.rows import new_id
 from core.texts import t
-from core.world_names import SAME_CONCEPT
+from core.world_names import FILLER, SAME_CONCEPT
 from core.worlds import question_worlds
 
 # the messages nearest by meaning alone a quote also looks at (core/recall/fusion.py, nearest):
 # velo's tuning part 0.667 -> 0.700 with 2, 3 or 5 (lumio's 1.000 throughout)
 NEAREST = 3
+
+
+def names_something(name: str) -> bool:
+    """Whether a clause's subject or object can be a name the chat never mentioned: not a
+    pronoun or filler word alone ("where are *you* located?", "how *much* is a day pass?"),
+    which would otherwise be said back as "I have nothing about you"."""
+    return any(
+        w not in STOPWORDS and w not in FILLER and w not in QUESTION_WORDS
+        for w in name.lower().split()
+    )
 
 
 def _lemma_or_written(word: str, lang: str) -> str:
@@ -84,7 +95,7 @@ class Retriever(Stage):
             for w in clean_name(question).split()
             if name_key(w)
             and name_key(w) not in STOPWORDS
-            and w.lower() not in STOPWORDS
+            and names_something(w)
             and name_key(w) not in self._kind_by_key
             and name_key(w) not in self._surface_keys
         ]
@@ -127,7 +138,7 @@ class Retriever(Stage):
             name
             for c in clauses
             for name in (c.subject, *c.objects)
-            if name and not literal_entities(store, name, worlds)
+            if name and names_something(name) and not literal_entities(store, name, worlds)
         ]
         vectors = store.entity_vectors
         sims = vectors.scores(q_emb)  # one scan; every cosine below is read from it

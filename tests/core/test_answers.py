@@ -345,7 +345,10 @@ async def test_a_question_no_message_answers_in_any_language_still_finds_nothing
     the client pays", quotes it, as the same words in one language always did.)"""
     await _tell(use_core, "c", *TEAM_IN_THREE_LANGUAGES)
     got = await use_core.ask("c", question)
-    assert got.answer == t("nothing_found", lang), got.answer
+    # or "I have nothing about parking" ("vocês", a pronoun, is no longer part of the phrase)
+    lead = t("nothing_about", lang, names="\x00").split("\x00")[0]
+    assert got.answer == t("nothing_found", lang) or got.answer.startswith(lead), got.answer
+    assert "“" not in got.answer and "«" not in got.answer, got.answer
 
 
 @pytest.mark.parametrize(
@@ -544,3 +547,58 @@ async def test_chit_chat_answers_only_what_it_shares_a_word_with(use_core: Core)
     assert "“" not in got.answer and "«" not in got.answer, got.answer
     got = await use_core.ask("c", "Vocês aceitam Pix?")
     assert "Pix, sim" in got.answer, got.answer
+
+
+async def test_a_later_message_on_the_same_thing_is_shown_under_the_quote(use_core: Core) -> None:
+    """ "the flexible desk costs 120 euros", then weeks later "from December the flexible desk
+    costs 130 euros": the client asking the price read only the first (an outdated price).
+    A later sentence that restates the quote (as close as USE puts updates) and holds the
+    asked words it holds is shown under it, dated; a sibling with another name ("Business
+    plan") and unrelated later messages are not."""
+    day = datetime(2026, 11, 1, tzinfo=UTC)
+    early = [
+        "A mesa fixa custa 180 euros por mês e a mesa flexível custa 120 euros por mês.",
+        "The Basic plan is $19 per month.",
+        "The Business plan is $79 per month.",
+        "Day pass is 15 euros and includes coffee.",
+        "Estamos abertos de segunda a sexta, das 8h às 20h.",
+    ]
+    for i, text in enumerate(early):
+        await use_core.remember("c", author="Rita", text=text, ts=day + timedelta(minutes=i))
+    later = day + timedelta(days=19)
+    await use_core.remember(
+        "c",
+        author="Rita",
+        text="A partir de dezembro a mesa flexível passa a custar 130 euros por mês.",
+        ts=later,
+    )
+    await use_core.remember(
+        "c", author="João", text="Lockers are 10 euros per month.", ts=later + timedelta(hours=1)
+    )
+    for question, lead in (
+        ("how much is a flexible desk?", "Later:"),
+        ("quanto custa a mesa flexível?", "Depois:"),
+    ):
+        answer = (await use_core.ask("c", question)).answer
+        assert "130 euros" in answer, answer
+        if "120 euros" in answer:  # the old price is quoted: the new one comes under it
+            assert answer.index(lead) < answer.index("130 euros"), answer
+            assert "2026-11-20" in answer, answer
+    basic = (await use_core.ask("c", "how much is the Basic plan?")).answer
+    assert "$19" in basic and "$79" not in basic and "Later" not in basic, basic
+    day_pass = (await use_core.ask("c", "how much is a day pass?")).answer
+    assert "15 euros" in day_pass and "Later" not in day_pass, day_pass
+
+
+async def test_a_pronoun_or_filler_word_is_never_said_back_as_an_unknown_name(
+    use_core: Core,
+) -> None:
+    """ "where are you located?" was answered "I have nothing about you yet": the parse's
+    subject "you" was taken for a name the chat never mentioned."""
+    await _tell(use_core, "c", "Day pass is 15 euros and includes coffee.")
+    for question in ("where are you located?", "how much is it?", "what is it?"):
+        answer = (await use_core.ask("c", question)).answer
+        for word in ("you", "much", "it"):
+            assert f"about {word} " not in answer and f"about {word}," not in answer, answer
+    shower = (await use_core.ask("c", "how much is a shower?")).answer
+    assert shower.startswith("I have nothing about shower"), shower
