@@ -268,7 +268,7 @@ def pick_quote(
             elif i and len(sentence.split()) < MIN_WORDS:
                 shown = f"{parts[i - 1]} {sentence}"
             quote = Quote(h.id, h.author, h.ts, _clip(shown), score, holds_asked)
-            matched = frozenset(asked & said)
+            matched = frozenset((asked | (own & _HOW_MUCH)) & said)  # "custa" too
             if number or not amount:
                 held_asked.append((quote, matched, sentence))
             if best is None or score > best.score:
@@ -290,6 +290,9 @@ def pick_quote(
             (q, matched)
             for q, matched, sentence in held_asked
             if float(vectors[sentence] @ quoted) >= restates
+            # or both hold every asked word, two or more: "индивидуальное занятие стоит 2200"
+            # updates one item of a sentence that priced two, 0.40 from it
+            or (q.holds_asked and best.holds_asked and len(asked) > 1)
         ]
         return replace(best, later=_said_later(best, best_asked, same_thing))
     return best

@@ -584,6 +584,22 @@ async def test_a_later_message_on_the_same_thing_is_shown_under_the_quote(use_co
         if "120 euros" in answer:  # the old price is quoted: the new one comes under it
             assert answer.index(lead) < answer.index("130 euros"), answer
             assert "2026-11-20" in answer, answer
+    # an update of one item of a sentence that priced two (0.40 from it by meaning)
+    await use_core.remember(
+        "c",
+        author="Марина",
+        text="Групповое занятие стоит 900 рублей, индивидуальное — 2000 рублей за 60 минут.",
+        ts=day + timedelta(days=1),
+    )
+    await use_core.remember(
+        "c",
+        author="Марина",
+        text="С ноября индивидуальное занятие стоит 2200 рублей.",
+        ts=later + timedelta(days=1),
+    )
+    lesson = (await use_core.ask("c", "Сколько стоит индивидуальное занятие?")).answer
+    assert "2200" in lesson, lesson
+    assert "2000" not in lesson or lesson.index("Позже:") < lesson.index("2200"), lesson
     basic = (await use_core.ask("c", "how much is the Basic plan?")).answer
     assert "$19" in basic and "$79" not in basic and "Later" not in basic, basic
     day_pass = (await use_core.ask("c", "how much is a day pass?")).answer
