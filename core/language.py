@@ -80,7 +80,10 @@ def _latin() -> Any:
 def lemma(token: str) -> str:
     """The dictionary form of one lower-case token (ё folded to е)."""
     if _CYRILLIC.search(token):
-        return str(_morph().parse(token)[0].normal_form).replace("ё", "е")
+        base = str(_morph().parse(token)[0].normal_form).replace("ё", "е")
+        # two verbs share the form "есть": "to be" ("у вас есть доставка?", filler) and "to
+        # eat" ("ест", "едят"); the eating one is keyed by its synonym
+        return "кушать" if base == "есть" and token != "есть" else base
     if token.isascii() and not token.isalpha():
         return token  # identifiers, numbers, mixed tokens: keep as written
     return str(_latin().lemmatize(token, lang=("en", "pt")))

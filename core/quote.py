@@ -196,7 +196,8 @@ def pick_quote(
     amount = asks_amount(question)
     # the question's words, the names of its entities aside (a capitalised word that names
     # none, "CTO" or "PayPal", is asked about)
-    asked = own - {t for n in entity_names for t in name_key(n).split()}
+    # (and as the index reads them: "Монти" is lemmatised as a verb, "монтить")
+    asked = own - {t for n in entity_names for t in (*name_key(n).split(), *index_tokens(n))}
     if amount:  # held by a number, not by the words
         asked -= _HOW_MUCH
     best: Quote | None = None

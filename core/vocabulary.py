@@ -69,6 +69,8 @@ portuguese | português | португальский
 english | inglês | английский
 uptime availability | disponibilidade | доступность аптайм
 days day | dias dia | дней день дня
+eat eats food | comer come comem comida | кушать ест едят еда
+live lives | morar mora moram viver vive | жить живёт живут
 """
 
 

@@ -432,10 +432,19 @@ async def test_a_question_about_a_name_the_chat_never_mentions_is_not_answered_w
 
 
 @pytest.mark.parametrize(
-    "question", ["what does Monty eat?", "O que o Monty come?", "Сколько мышей в неделю ест Монти?"]
+    ("question", "quoted"),
+    [
+        ("what does Monty eat?", "eats one mouse a week"),
+        ("O que o Monty come?", "eats one mouse a week"),
+        ("Сколько мышей в неделю ест Монти?", "eats one mouse a week"),
+        # "ест" and "есть" ("there is") share a dictionary form; "Монти" lemmatises as a verb
+        ("Что ест Монти?", "eats one mouse a week"),
+        ("Где живёт Монти?", "mora num terrário"),
+        ("Onde o Monty mora?", "mora num terrário"),
+    ],
 )
 async def test_the_quick_starts_what_does_monty_eat_quotes_the_message_that_says_it(
-    use_core: Core, question: str
+    use_core: Core, question: str, quoted: str
 ) -> None:
     """The README's quick start chat. USE puts the question 0.55 from "Monty is a ball python"
     and 0.36 from the message that answers it, and the meaning score followed the model; a
@@ -453,7 +462,7 @@ async def test_the_quick_starts_what_does_monty_eat_quotes_the_message_that_says
         "meu píton mora num terrário de vidro",
     )
     got = await use_core.ask("c", question)
-    assert "eats one mouse a week" in got.answer.splitlines()[0], got.answer
+    assert quoted in got.answer.splitlines()[0], got.answer
 
 
 async def test_facts_that_answer_something_else_are_introduced_as_what_it_knows(
