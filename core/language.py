@@ -27,6 +27,8 @@ QUESTION_WORDS = frozenset(
     зачем как сколько чем ли разве""".split()
 )
 
+_PERSONS = frozenset("i you u we they he she it".split())
+
 STOPWORDS = frozenset(
     """the a an of to is are was were be been what which who whom whose where when why how
     does do did for with on in at by and or it its this that these those there any some all
@@ -48,9 +50,12 @@ def is_question(text: str) -> bool:
     words = [w.lower() for w in _TOKEN.findall(stripped)[:2]]
     if not words:
         return False
-    return words[0] in QUESTION_WORDS - {"o", "a", "é", "is", "are", "do", "does", "did"} or (
-        len(words) > 1 and words[1] == "ли"
-    )
+    # "does Ann work at Acme" without its "?" was remembered as a fact about "does Ann";
+    # "do" asks only before a person ("do you deliver"; "do the backup tonight" tells), and
+    # the Portuguese "o", "a", "é" start statements too
+    if words[0] == "do":
+        return len(words) > 1 and words[1] in _PERSONS
+    return words[0] in QUESTION_WORDS - {"o", "a", "é"} or (len(words) > 1 and words[1] == "ли")
 
 
 @lru_cache(maxsize=1)

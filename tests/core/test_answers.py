@@ -627,3 +627,20 @@ async def test_a_pronoun_or_filler_word_is_never_said_back_as_an_unknown_name(
             assert f"about {word} " not in answer and f"about {word}," not in answer, answer
     shower = (await use_core.ask("c", "how much is a shower?")).answer
     assert shower.startswith("I have nothing about shower"), shower
+
+
+async def test_a_yes_no_question_without_its_question_mark_is_answered_not_remembered(
+    real_core: Core,
+) -> None:
+    """ "does Ann work at Acme" (no "?", as chat is typed) was remembered as the fact "does
+    Ann WORKS_AT Acme", and "where does Ann work?" then answered with it."""
+    await _tell(real_core, "c", "Ann works at Acme")
+    for text in ("does Ann work at Acme", "is Acme in Lisbon", "do you deliver to Porto"):
+        reply = await real_core.handle_message("c", IncomingMessage(author="cli", text=text))
+        assert reply.kind == "answer", (text, reply)
+    told = await real_core.handle_message(
+        "c", IncomingMessage(author="cli", text="do the backup of billing tonight")
+    )
+    assert told.kind != "answer", told
+    subjects = {f.subject for f in await real_core.facts("c", entity=None)}
+    assert subjects == {"Ann"}, subjects
