@@ -54,6 +54,8 @@ FILLER = frozenset(
     уже ещё еще очень сегодня завтра вчера надо нужно кто-нибудь всё все так там тут
     месяц неделя год день раз время вещь штука человек хорошо просто вообще сейчас""".split()
 )
+# a longer "word" is a key, a hash or a pasted blob ("xxxx..." of 5,000 letters was a name)
+MAX_WORD = 30
 SAME_CONCEPT = 0.78  # word-vector cosine at which two words are one concept (see above)
 COGNATE = 6  # letters of a common start (diacritics folded) that make two words one concept
 CANDIDATES = 12  # a world's best words the concept check looks at (embedded once, cached)
@@ -75,7 +77,7 @@ def _words(text: str) -> list[str]:
     return [
         w
         for w in tokens(text)
-        if len(w) > 2
+        if 2 < len(w) <= MAX_WORD
         and not any(c.isdigit() for c in w)  # "10k", "6am", "2024": no topic
         and w not in STOPWORDS
         and w not in FILLER

@@ -160,6 +160,16 @@ def test_offline_names_are_the_words_that_set_a_world_apart() -> None:
     assert "run" in named["sport"].split()
 
 
+def test_offline_names_leave_out_pasted_blobs() -> None:
+    """A 5,000-letter "word" (a paste, a key) became a world's name and filled /worlds."""
+    blob = "x" * 5000
+    names = distinctive_names(
+        {"a": [blob, f"{blob} again", "deploy failed"], "b": ["snake terrarium warm"]}
+    )
+    assert blob not in names["a"] and len(names["a"]) < 100, names["a"][:120]
+    assert "deploy" in names["a"].split()
+
+
 def test_offline_names_leave_out_filler_pronouns_and_verb_forms() -> None:
     """Seen on the labelled streams: "cat кот ele", "run semana tive", "pitch troquei
     screen", "passarinho прилетели rio"."""
