@@ -123,6 +123,11 @@ class Retriever(Stage):
         worlds |= named_worlds(store, question, worlds)
         trace_id = new_id("t")
         base = Answer(answer="", language=lang, worlds=sorted(worlds), trace_id=trace_id)
+        if not written_tokens(question):  # "?", "🙂?": nothing is asked; facts near the
+            # vector of a lone "?" were listed as what it knows
+            return Retrieved(
+                base.model_copy(update={"answer": t("nothing_found", lang)}), [], [], []
+            )
         mentions = name_mentions(
             self.names(store), question, worlds, lambda i: store.entities[i].ident
         )

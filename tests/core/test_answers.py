@@ -558,6 +558,15 @@ async def test_chit_chat_answers_only_what_it_shares_a_word_with(use_core: Core)
     assert "Pix, sim" in got.answer, got.answer
 
 
+async def test_a_question_of_no_words_lists_no_facts(use_core: Core) -> None:
+    """ "?" was answered "I have no direct answer to that. What I know:" and the facts nearest
+    the vector of a lone question mark."""
+    await _tell(use_core, "c", *CHAINS["en"], POLICY["en"])
+    for question in ("?", "🙂?", "?!"):
+        got = await use_core.ask("c", question)
+        assert got.answer == t("nothing_found", "en") and not got.facts, got.answer
+
+
 async def test_a_later_message_on_the_same_thing_is_shown_under_the_quote(use_core: Core) -> None:
     """ "the flexible desk costs 120 euros", then weeks later "from December the flexible desk
     costs 130 euros": the client asking the price read only the first (an outdated price).
