@@ -29,6 +29,17 @@ order and after the job. Tried and left: no split at all (1.50, but then a glued
 never cut), a split line on the halves' similarity alone (1.75 to 2.2: it cuts loose topics
 such as travel or programming into fragments that never merge back).
 
+Two meanings of one name (issue 15, target 5): the graph can know what the embedding does not.
+A fact waiting in review because its name is another kind in its world ("Jakarta is located
+on Java" where Java is a service), or one name as entities of two kinds in two worlds, makes
+two sets of messages `apart` (core.pipeline.maintenance.apart_by_kind): groups holding one
+side each are never merged, a group holding both is cut between them (the rest of it by the
+same margin test, at APART_SPREAD of the line) and the re-assignment does not carry one side
+into the other's group. On the tuning parts of every labelled stream this changes nothing
+(no such pair arises there); on tests/worlds/test_regroup.py's Java chat, one world before,
+the island and the code are two (one or two code messages that state no fact go with the
+island: they are nearer it with USE).
+
 The plan is applied through the store: the part of a world that stays keeps its id (the
 biggest share of each new group keeps the id it came from), a part that splits off gets a new
 world, a world left with nothing is merged into where most of it went (its id keeps resolving),
@@ -45,6 +56,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
@@ -61,6 +73,15 @@ CLIMB_STEPS = 50  # single-message moves that may improve a 2-means cut (_climb)
 MAX_MESSAGES = 2000  # the newest messages the job re-examines (older ones stay where they are)
 
 Matrix = npt.NDArray[np.float64]
+Rows = npt.NDArray[np.int64]
+# two sets of messages (rows) that must not share a group: the messages that make a name one
+# kind and those that make it another (core.pipeline.maintenance.apart_by_kind)
+Apart = Sequence[tuple[Rows, Rows]]
+# A group holding both sides of such a pair is cut between them when its halves are tighter
+# inside than close to each other by this share of the job's spread. The graph then says the
+# group holds two meanings of one name, which is evidence the embedding alone lacks: Java the
+# language and Java the island are 0.71 of USE's calibrated gap apart, the spread asks 0.8.
+APART_SPREAD = 0.5
 
 
 def _centroid_scores(x: Matrix, labels: npt.NDArray[np.int64], k: int, same: float) -> Matrix:
@@ -125,20 +146,39 @@ def _sums(
     return sums, np.bincount(labels, minlength=k).astype(np.float64)
 
 
+def _clashes(labels: npt.NDArray[np.int64], k: int, apart: Apart) -> npt.NDArray[np.bool_]:
+    """clash[i, j]: group i holds one side of an `apart` pair and group j the other (the
+    diagonal: a group holding both)."""
+    clash = np.zeros((k, k), dtype=bool)
+    for a, b in apart:
+        ga, gb = np.unique(labels[a]), np.unique(labels[b])
+        clash[np.ix_(ga, gb)] = True
+        clash[np.ix_(gb, ga)] = True
+    return clash
+
+
 def _merge_average(
-    x: Matrix, labels: npt.NDArray[np.int64], line: float, same: float, spread: float
+    x: Matrix,
+    labels: npt.NDArray[np.int64],
+    line: float,
+    same: float,
+    spread: float,
+    apart: Apart = (),
 ) -> npt.NDArray[np.int64]:
     """Average linkage: merge the two groups whose mean pair cosine is highest, while it is
     above the line and no more than `spread` below the mean pair cosine inside them (two
     topics that happen to be related, gardening and cooking, are each tighter than they are
-    close to each other; two fragments of one loose topic are not)."""
+    close to each other; two fragments of one loose topic are not). Never two groups that
+    hold the two sides of an `apart` pair."""
     labels, k = _relabel(labels)
     sums, n = _sums(x, labels, k)
     dots = sums @ sums.T
     alive = np.ones(k, dtype=bool)
+    clash = _clashes(labels, k, apart)
     while alive.sum() >= 2:
         between, within = _pair_stats(dots, n, same)
         sim = np.where(within - between < spread, between, -np.inf)
+        sim[clash] = -np.inf
         sim[~alive] = -np.inf
         sim[:, ~alive] = -np.inf
         np.fill_diagonal(sim, -np.inf)
@@ -149,6 +189,8 @@ def _merge_average(
         n[i] += n[j]
         n[j] = 1.0  # dead: kept finite
         alive[j] = False
+        clash[i] |= clash[j]
+        clash[:, i] |= clash[:, j]
         dots[i, :] = sums @ sums[i]
         dots[:, i] = dots[i, :]
         labels[labels == j] = i
@@ -228,7 +270,11 @@ def _moved_margins(
 
 
 def _climb(
-    y: Matrix, lab: npt.NDArray[np.int64], same: float, steps: int = CLIMB_STEPS
+    y: Matrix,
+    lab: npt.NDArray[np.int64],
+    same: float,
+    steps: int = CLIMB_STEPS,
+    fixed: Rows | None = None,
 ) -> npt.NDArray[np.int64]:
     """2-means' cut improved on the split's own test: move the one message whose move widens
     the margin most, while one does. 2-means puts a message by its nearest half's mean, which
@@ -250,6 +296,8 @@ def _climb(
     current = _margin(y, lab, same)
     for _ in range(steps):
         moved = _moved_margins(y, lab, s, n, same)
+        if fixed is not None:
+            moved[fixed] = -np.inf  # the sides of an `apart` pair stay where they were put
         i = int(np.argmax(moved))
         if moved[i] <= current + 1e-9:
             break
@@ -263,14 +311,28 @@ def _climb(
     return lab
 
 
-def _split(x: Matrix, labels: npt.NDArray[np.int64], same: float, spread: float) -> None:
+def _split(
+    x: Matrix,
+    labels: npt.NDArray[np.int64],
+    same: float,
+    spread: float,
+    apart: Apart = (),
+) -> None:
     """Cut each group of at least 2 * MIN_PART messages in two (_two_means); keep the cut when
     the halves are as far apart as two topics are: that much tighter inside than close to each
-    other (in place)."""
+    other (in place). A group that holds both sides of an `apart` pair is cut between them
+    instead (_cut_apart), at APART_SPREAD of that line."""
     rng = np.random.default_rng(0)
     nxt = int(labels.max()) + 1
     for group in range(int(labels.max()) + 1):
         idx = np.nonzero(labels == group)[0]
+        if len(idx) < 2:
+            continue
+        lab = _cut_apart(x, idx, apart, same)
+        if lab is not None and _margin(x[idx], lab, same) >= APART_SPREAD * spread:
+            labels[idx[lab == 1]] = nxt
+            nxt += 1
+            continue
         if len(idx) < 2 * MIN_PART:
             continue
         lab = _two_means(x[idx], rng, same)
@@ -282,22 +344,61 @@ def _split(x: Matrix, labels: npt.NDArray[np.int64], same: float, spread: float)
             nxt += 1
 
 
-def plan(labels_in: list[str], ts: npt.NDArray[np.float64], x: Matrix, p: WorldParams) -> list[int]:
-    """Group numbers for the messages (rows of x, unit vectors, oldest first)."""
+def _cut_apart(x: Matrix, idx: Rows, apart: Apart, same: float) -> npt.NDArray[np.int64] | None:
+    """The cut of the group (rows idx) between the two sides of the first `apart` pair it
+    holds both sides of: those rows fixed on their sides, every other message on the side of
+    the nearer mean, improved one message at a time (_climb). The side of the pair's first
+    set is 0. None when the group holds no such pair."""
+    where = {int(r): i for i, r in enumerate(idx)}
+    for a, b in apart:
+        ia = [where[int(r)] for r in a if int(r) in where]
+        ib = [where[int(r)] for r in b if int(r) in where]
+        if ia and ib:
+            break
+    else:
+        return None
+    y = x[idx]
+    lab = (y @ (y[ib].mean(0) - y[ia].mean(0)) > 0).astype(np.int64)
+    lab[ia], lab[ib] = 0, 1
+    fixed = np.array(ia + ib, dtype=np.int64)
+    return _climb(y, lab, same, fixed=fixed)
+
+
+def plan(
+    labels_in: list[str],
+    ts: npt.NDArray[np.float64],
+    x: Matrix,
+    p: WorldParams,
+    apart: Apart = (),
+) -> list[int]:
+    """Group numbers for the messages (rows of x, unit vectors, oldest first). `apart`: pairs
+    of row sets that should not share a group (two meanings of one name)."""
     names = list(dict.fromkeys(labels_in))  # by first message: the same chat, the same plan
     index = {w: i for i, w in enumerate(names)}
     labels = np.array([index[w] for w in labels_in], dtype=np.int64)
     same, line = p.pair_prior, p.job_similarity
     for _ in range(ROUNDS):
-        labels = _merge_average(x, labels, line, same, p.job_spread)
-        _split(x, labels, same, p.job_spread)
+        labels = _merge_average(x, labels, line, same, p.job_spread, apart)
+        _split(x, labels, same, p.job_spread, apart)
         labels, k = _relabel(labels)
         scores = _centroid_scores(x, labels, k, same)
         alone = np.bincount(labels, minlength=k)[labels] == 1
         scores[np.nonzero(alone)[0], labels[alone]] = line  # a lone message: "at the line"
+        _keep_apart(scores, labels, apart)
         labels = _segments(scores, ts, p)[:, 0].astype(np.int64)
-    labels = _merge_average(x, labels, line, same, p.job_spread)
+    labels = _merge_average(x, labels, line, same, p.job_spread, apart)
     return [int(v) for v in _relabel(labels)[0]]
+
+
+def _keep_apart(scores: Matrix, labels: npt.NDArray[np.int64], apart: Apart) -> None:
+    """The re-assignment may not move one side of an `apart` pair into a group that holds
+    only the other side (in place)."""
+    for a, b in apart:
+        ga, gb = set(labels[a].tolist()), set(labels[b].tolist())
+        for g in gb - ga:
+            scores[a, g] = -1e9
+        for g in ga - gb:
+            scores[b, g] = -1e9
 
 
 def assign_ids(old: list[str], groups: list[int]) -> dict[int, str]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
+from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
+from itertools import combinations
 from typing import TypeVar
 
 import numpy as np
@@ -15,13 +18,23 @@ import numpy.typing as npt
 
 from core.config import WorldMode
 from core.errors import LlmUnavailable
+from core.language import clean_name, name_key
 from core.llm import budget_scope
 from core.models import FactStatus
 from core.pipeline.context import Context, Stage
 from core.pipeline.due import RegroupDue
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
-from core.regroup import MAX_MESSAGES, Settled, carry_out, plan, set_centroids, settle
+from core.regroup import (
+    MAX_MESSAGES,
+    Apart,
+    Rows,
+    Settled,
+    carry_out,
+    plan,
+    set_centroids,
+    settle,
+)
 from core.rows import Extraction, MessageRow, WorldRow
 from core.world_names import OfflineNaming, rename_offline
 from core.worlds import WorldParams, merge_all
@@ -99,9 +112,11 @@ class Maintenance(Stage):
         if len(rows) < 2:
             await self.pool.run(chat, partial(due.ran, seen=len(rows)))
             return {"moved": 0, "split": 0, "merged": 0}
+        apart = await self.pool.run(chat, partial(apart_by_kind, rows=rows))
         x = (await self._routing_of(chat, rows)).astype(np.float64)
         ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
-        groups = await asyncio.to_thread(plan, [r[1] for r in rows], ts, x, self.world_params)
+        labels = [r[1] for r in rows]
+        groups = await asyncio.to_thread(plan, labels, ts, x, self.world_params, apart)
         now = self.clock.now()
 
         def run(store: GraphStore) -> tuple[dict[str, int], list[str]]:
@@ -290,8 +305,54 @@ def regroup_now(
         return {"moved": 0, "split": 0, "merged": 0}
     x = vectors([r[3] for r in rows]).astype(np.float64)
     ts = np.array([r[2].timestamp() for r in rows], dtype=np.float64)
-    groups = plan([r[1] for r in rows], ts, x, params)
+    groups = plan([r[1] for r in rows], ts, x, params, apart_by_kind(store, rows))
     return apply_and_mark(store, rows, groups, x, now, due, offline_names=offline_names)[0]
+
+
+_CLASH = re.compile(r"(?:^|; )(.+?) is an? (\w+) in this world")
+
+
+def apart_by_kind(store: GraphStore, rows: list[tuple[str, str, datetime, str]]) -> Apart:
+    """The messages the job should not group together (core.regroup, `apart`), as row
+    numbers: the graph says they use one name in two meanings (issue 15, target 5).
+    - a fact waiting in review because its name is another kind in its world ("Jakarta is
+      located on Java" where Java is a programming language): its message, against the
+      messages of the facts that made the name that kind;
+    - one name, entities of two kinds in two worlds (the review approved, or each meaning
+      told in its own world): the messages of one entity's facts against the other's.
+    Row sets that share a message are left out (one message cannot be on both sides)."""
+    at = {r[0]: i for i, r in enumerate(rows)}
+
+    def sources(entity_id: str) -> set[int]:
+        return {at[m] for m in store.fact_sources([entity_id], limit=MAX_MESSAGES) if m in at}
+
+    out: list[tuple[Rows, Rows]] = []
+
+    def add(a: set[int], b: set[int]) -> None:
+        a, b = a - b, b - a
+        if a and b:
+            out.append((np.array(sorted(a), dtype=np.int64), np.array(sorted(b), np.int64)))
+
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for (_, key), eid in store.by_key.items():
+        entity = store.entities.get(eid)
+        if entity is not None and not entity.ident:
+            by_name[key].append(eid)
+    for item in store.pending():
+        mine = {at[m] for m in item.sources if m in at}
+        if not mine or " in this world" not in item.reason:
+            continue
+        for name, kind in _CLASH.findall(item.reason):
+            # in whichever world that kind of the name now is (a regrouping may have moved
+            # the waiting message away from it); its own message may state other facts of it
+            for eid in by_name.get(name_key(clean_name(name)), []):
+                if store.entities[eid].kind == kind:
+                    add(mine, sources(eid) - mine)
+    for eids in by_name.values():
+        for one, other in combinations(eids, 2):
+            if store.entities[one].kind != store.entities[other].kind:
+                add(sources(one), sources(other))
+    return out
 
 
 def _live_messages(store: GraphStore) -> list[tuple[str, str, datetime, str]]:
