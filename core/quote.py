@@ -221,9 +221,10 @@ def pick_quote(
             cosines = {t: float(c) for t, c in zip(texts, sims, strict=True)}
             vectors = dict(zip(texts, matrix, strict=True))
     covered: set[str] = set()  # the question's words a message in another language translates
-    # each sentence that may be quoted, with the asked words it holds (a number aside)
-    held_asked: list[tuple[Quote, frozenset[str], str]] = []
+    # each sentence that may be quoted, with the asked words and the price words it holds
+    held_asked: list[tuple[Quote, frozenset[str], frozenset[str], str]] = []
     best_asked: frozenset[str] = frozenset()
+    best_priced: frozenset[str] = frozenset()
     best_sentence = ""
     for h in candidates:
         bridged = bridge(written, h.text) if bridge is not None and written else {}
@@ -269,11 +270,12 @@ def pick_quote(
             elif i and len(sentence.split()) < MIN_WORDS:
                 shown = f"{parts[i - 1]} {sentence}"
             quote = Quote(h.id, h.author, h.ts, _clip(shown), score, holds_asked)
-            matched = frozenset((asked | (own & _HOW_MUCH)) & said)  # "custa" too
+            matched = frozenset(asked & said)
+            priced = frozenset(own & _HOW_MUCH & said)  # "custa": it says a price
             if number or not amount:
-                held_asked.append((quote, matched, sentence))
+                held_asked.append((quote, matched, priced, sentence))
             if best is None or score > best.score:
-                best, best_asked, best_sentence = quote, matched, sentence
+                best, best_asked, best_priced, best_sentence = quote, matched, priced, sentence
     missing = (
         unknown_names(question, idf, covered, entity_names, speaker) if best is not None else []
     )
@@ -281,7 +283,7 @@ def pick_quote(
         if unknown is not None:
             unknown.extend(missing)
         return None
-    if best is not None and best_asked and meaning is not None:
+    if best is not None and meaning is not None:
         # a restatement is a gap closer than two messages of one topic: with USE, updates
         # 0.54-0.83 from what they update, later sentences on other things of the same
         # question 0.33-0.48 (bench.answers' tuning parts: 1 of 96 answers shows one)
@@ -289,11 +291,12 @@ def pick_quote(
         quoted = vectors[best_sentence]
         same_thing = [
             (q, matched)
-            for q, matched, sentence in held_asked
+            for q, matched, priced, sentence in held_asked
             if float(vectors[sentence] @ quoted) >= restates
-            # or both hold every asked word, two or more: "индивидуальное занятие стоит 2200"
-            # updates one item of a sentence that priced two, 0.40 from it
-            or (q.holds_asked and best.holds_asked and len(asked) > 1)
+            # or both hold every asked word, two or more, and the price words the quote
+            # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
+            # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
+            or (q.holds_asked and best.holds_asked and len(asked) > 1 and best_priced <= priced)
         ]
         return replace(best, later=_said_later(best, best_asked, same_thing))
     return best

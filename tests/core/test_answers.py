@@ -618,6 +618,20 @@ async def test_a_later_message_on_the_same_thing_is_shown_under_the_quote(use_co
     lesson = (await use_core.ask("c", "Сколько стоит индивидуальное занятие?")).answer
     assert "2200" in lesson, lesson
     assert "2000" not in lesson or lesson.index("Позже:") < lesson.index("2200"), lesson
+    # an update that says no price word ("passa para"), and a question whose words no
+    # sentence holds (Russian against Portuguese): the restatement alone decides
+    await use_core.remember(
+        "d", author="Paulo", text="Clareamento a laser custa 900 reais.", ts=day
+    )
+    await use_core.remember(
+        "d",
+        author="Carla",
+        text="Atualização: a partir de novembro o clareamento a laser passa para 1000 reais.",
+        ts=later,
+    )
+    for question in ("quanto custa o clareamento?", "Сколько стоит отбеливание?"):
+        whitening = (await use_core.ask("d", question)).answer
+        assert "1000 reais" in whitening, whitening
     basic = (await use_core.ask("c", "how much is the Basic plan?")).answer
     assert "$19" in basic and "$79" not in basic and "Later" not in basic, basic
     day_pass = (await use_core.ask("c", "how much is a day pass?")).answer
