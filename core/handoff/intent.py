@@ -73,6 +73,22 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
             r"|куп(?:ить|лю|им|ят)|покупк\w*|приобрест\w*|приобрет\w*"
             r"|оформить заказ|заказать)",
         ),
+        # a booking the client asks for: an appointment, a visit, a room, a bike (a clinic's,
+        # a coworking's, a rental's first sale); asked in the first person, so the team's
+        # "the booking service" or "o agendamento depende do calendário" stays quiet
+        (
+            "book",
+            0.85,
+            r"\b(?:(?:want to|wanna|like to|can i|can we|could i|could we|may i|how (?:do|can)"
+            r" (?:i|we)) (?:book|reserve|schedule|make (?:an? )?(?:appointment|reservation))"
+            r"|book (?:me|us)|make an appointment|schedule an appointment"
+            r"|(?:quero|queria|quer[íi]amos|gostaria de|gostar[íi]amos de|posso|podemos"
+            r"|como (?:fa[çc]o para |fa[çc]o pra )?) ?(?:agendar|marcar|reservar)"
+            r"|(?:agendar|marcar) (?:uma |um )?(?:consulta|hor[áa]rio|visita|avalia[çc][ãa]o"
+            r"|aula|sess[ãa]o)"
+            r"|(?:хочу|хотим|хотел\w*|можно|могу|как) (?:бы )?(?:записаться|забронировать"
+            r"|заброниро\w+)|запишите (?:меня|нас))",
+        ),
         (
             "person",
             0.85,

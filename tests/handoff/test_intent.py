@@ -27,6 +27,14 @@ from core.handoff import detect_intent, product_phrase, rules_intent
         ("Пришлите договор, пожалуйста", "contract"),
         ("Выставьте счёт на оплату", "invoice"),
         ("Можно поговорить с менеджером?", "person"),
+        ("I'd like to book an appointment for Tuesday", "book"),
+        ("can I book a bike for tomorrow?", "book"),
+        ("Quero agendar uma consulta", "book"),
+        ("vcs conseguem marcar uma avaliação pra sexta?", "book"),
+        ("Gostaria de reservar a sala Tejo", "book"),
+        ("Хочу записаться на чистку", "book"),
+        ("Можно забронировать переговорную на пятницу?", "book"),
+        ("Запишите меня на пробный урок", "book"),
     ],
 )
 def test_rules_catch_clear_buying_signals(text: str, want: str) -> None:
@@ -47,6 +55,10 @@ def test_rules_catch_clear_buying_signals(text: str, want: str) -> None:
         "Romashka купил тариф Про",
         "qual política se aplica ao checkout?",
         "демократия и экономика",
+        "the booking service depends on payments",
+        "o agendamento depende do calendário",
+        "we booked the venue last week",
+        "Запись на приём ведёт Марина",
     ],
 )
 def test_rules_stay_quiet_without_interest(text: str) -> None:
