@@ -83,6 +83,20 @@ def _split_verb(sentence: str, forms: VerbForms) -> str | None:
     return None
 
 
+# "who's your ceo": the parse read a name "s ceo" and USE put the question 0.15 from the
+# sentence that answers it ("who is your CEO?": 0.21)
+_CONTRACTION = re.compile(
+    r"\b(who|what|where|when|how|why|which|that|it|there|he|she)['’]s\b", re.IGNORECASE
+)
+_ARE = re.compile(r"\b(who|what|where|when|how|why|you|we|they)['’]re\b", re.IGNORECASE)
+
+
+def expand_contractions(question: str) -> str:
+    """English question contractions written out: "who's" -> "who is", "where're" -> "where
+    are" (a possessive "Ann's" stays)."""
+    return _ARE.sub(r"\1 are", _CONTRACTION.sub(r"\1 is", question))
+
+
 def declarative(question: str, surface_forms: Iterable[str]) -> str:
     """ "Зависит ли A от B?" -> "A зависит от B?"; any other question unchanged."""
     words = question.strip().split()

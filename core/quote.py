@@ -245,20 +245,24 @@ def pick_quote(
             words = sum(max(idf(t), MIN_IDF) for t in found & held)
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities
+            said = held | equivalents(held) | {translates[w] for w in held if w in translates}
+            number = bool(_DIGIT.search(sentence))
+            holds_asked = bool(asked) and asked <= said and (number or not amount)
             near = 0.0
             if meaning is not None:
                 cos = cosines[sentence]
                 near = max(cos - meaning.cross, 0.0) / max(meaning.same - meaning.cross, 1e-3)
                 if cos >= meaning.same:
                     score = max(score, MIN_RELEVANCE)
-                if cos < meaning.cross + MIN_MEANING_AT * (meaning.same - meaning.cross):
-                    continue  # about something else, whatever words it shares
-            if score < MIN_RELEVANCE:
+                floor = meaning.cross + MIN_MEANING_AT * (meaning.same - meaning.cross)
+                if cos < floor and not holds_asked:
+                    # about something else, whatever words it shares; unless it holds every
+                    # word asked: "who's your ceo" is 0.15 from "Our CTO is Marcus Lee, CEO
+                    # is Dana Whitfield" with USE ("who is your CEO?": above the floor)
+                    continue
+            if score < MIN_RELEVANCE and not holds_asked:
                 continue  # shares (almost) nothing with the question: it answers nothing
             score += MEANING_WEIGHT * near
-            said = held | equivalents(held) | {translates[w] for w in held if w in translates}
-            number = bool(_DIGIT.search(sentence))
-            holds_asked = bool(asked) and asked <= said and (number or not amount)
             if meaning is not None and holds_asked:
                 score += ASKED_WEIGHT  # a counterweight to the meaning score: with it only
             if amount and number:

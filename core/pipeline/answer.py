@@ -15,6 +15,7 @@ from core.pipeline.context import Context
 from core.pipeline.render import EXTRACTIVE_FACTS
 from core.pipeline.retrieve import Retriever
 from core.ports import GraphStore
+from core.questions import expand_contractions
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,9 @@ class Answerer(Retriever):
     async def ask(self, chat: str, question: str, *, author: str | None = None) -> Answer:
         question = self.check_text(question)
         lang = await self.language(chat, question)
-        q_emb = (await self.embed([question]))[0]
-        got = await self.pool.run(chat, lambda s: self.retrieve(s, question, q_emb, lang))
+        plain = expand_contractions(question)  # what is read and embedded ("who's" -> "who is")
+        q_emb = (await self.embed([plain]))[0]
+        got = await self.pool.run(chat, lambda s: self.retrieve(s, plain, q_emb, lang))
         answer = got.answer
         cited = [f.id for f in answer.facts[:EXTRACTIVE_FACTS]]  # what the extractive text lists
         if self.llm is not None and (answer.facts or got.evidence_text):

@@ -667,3 +667,23 @@ async def test_a_yes_no_question_without_its_question_mark_is_answered_not_remem
     assert told.kind != "answer", told
     subjects = {f.subject for f in await real_core.facts("c", entity=None)}
     assert subjects == {"Ann"}, subjects
+
+
+async def test_a_sentence_holding_every_asked_word_is_quoted_however_far_its_meaning(
+    use_core: Core,
+) -> None:
+    """ "who's your ceo" is 0.15 from "Our CTO is Marcus Lee, CEO is Dana Whitfield" with USE,
+    below the quote's meaning floor (0.17; "who is your CEO?" is above it), so the answer
+    was that nothing was found although the sentence holds the one word asked."""
+    await _tell(
+        use_core,
+        "c",
+        "Our CTO is Marcus Lee, CEO is Dana Whitfield",
+        "free trial is 14 days, no credit card needed",
+        "support hours are 9-18 CET on weekdays",
+    )
+    for question in ("who's your ceo", "who is your CEO?"):
+        got = await use_core.ask("c", question)
+        assert "Dana Whitfield" in got.answer, (question, got.answer)
+    got = await use_core.ask("c", "do you have a mobile app?")
+    assert "“" not in got.answer, got.answer
