@@ -291,12 +291,21 @@ def pick_quote(
         # a restatement is a gap closer than two messages of one topic: with USE, updates
         # 0.54-0.83 from what they update, later sentences on other things of the same
         # question 0.33-0.48 (bench.answers' tuning parts: 1 of 96 answers shows one)
-        restates = meaning.same + (meaning.same - meaning.cross)
+        gap = meaning.same - meaning.cross
+        restates = meaning.same + gap
         quoted = vectors[best_sentence]
+        # a quote that holds no asked word was chosen by its meaning alone: a later
+        # restatement of it must be about as near the question ("Os cacifos custam 10 euros
+        # por mês" and "a mesa flexível passa a custar 130 euros por mês" are 0.52 alike, but
+        # 0.34 and 0.24 from "Сколько стоит дневной абонемент?")
+        near = cosines[best_sentence] - MIN_MEANING_AT * gap
         same_thing = [
             (q, matched)
             for q, matched, priced, sentence in held_asked
-            if float(vectors[sentence] @ quoted) >= restates
+            if (
+                float(vectors[sentence] @ quoted) >= restates
+                and (bool(best_asked) or cosines[sentence] >= near)
+            )
             # or both hold every asked word, two or more, and the price words the quote
             # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
             # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
