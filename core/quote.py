@@ -63,11 +63,12 @@ _ABBREVIATION = re.compile(
     r"ул|пр|просп|пер|д|г|им|т\.\s?е|т\.\s?к|тел|tel)|[A-ZА-ЯЁ])\.$"
 )
 _DIGIT = re.compile(r"\d")
-# verbs and fillers every question has ("tem", "есть", "can"): they match any message
+# verbs and fillers every question has ("tem", "есть", "can"), and the chat's way of
+# addressing the team ("r u guys on prem?"): they match any message, or none
 _FILLER = frozenset(
     key_tokens(
         "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
-        "estar são"
+        "estar são guys folks pessoal gente ребята"
     )
 )
 # a question that asks for an amount is answered by a sentence with a number in it

@@ -702,3 +702,7 @@ async def test_a_sentence_holding_every_asked_word_is_quoted_however_far_its_mea
         assert "Dana Whitfield" in got.answer, (question, got.answer)
     got = await use_core.ask("c", "do you have a mobile app?")
     assert "“" not in got.answer, got.answer
+    # "guys" addresses the team; it is no word the answer must hold
+    await _tell(use_core, "c", "we don't support on-prem installs, cloud only (AWS eu-west-1)")
+    got = await use_core.ask("c", "r u guys on prem?")
+    assert "on-prem installs" in got.answer, got.answer
