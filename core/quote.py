@@ -140,8 +140,8 @@ class Quote:
     # it holds every word the question asks with, names aside ("CTO" in "Who is the CTO of
     # Acme?"): it says what the question asks, where a graph answer may only be near it
     holds_asked: bool = False
-    # a sentence of a later message that also holds every asked word: what the team said
-    # after ("from December the flexible desk costs 130 euros"), shown under the quote
+    # a sentence of a later message on the same thing (_said_later): what the team said after
+    # ("from December the flexible desk costs 130 euros"), shown under the quote, dated
     later: Quote | None = None
 
 
@@ -186,7 +186,8 @@ def pick_quote(
     `meaning`: what the sentences' meaning score needs (none: words only); `nearest`: the
     messages nearest the question by meaning alone, candidates too (with no rank bonus).
     A question that names something the chat never mentions gets no quote; the names are
-    added to `unknown` (the answer then says it has nothing about them)."""
+    added to `unknown` (the answer then says it has nothing about them). With `meaning`, the
+    quote carries in `later` the newest later sentence that restates it (_said_later)."""
     own = frozenset(index_tokens(question)) - _FILLER
     terms = (own | equivalents(own)) - _FILLER  # a sentence in another language too
     written = [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
@@ -299,13 +300,13 @@ def pick_quote(
         # restatement of it must be about as near the question ("Os cacifos custam 10 euros
         # por mês" and "a mesa flexível passa a custar 130 euros por mês" are 0.52 alike, but
         # 0.34 and 0.24 from "Сколько стоит дневной абонемент?")
-        near = cosines[best_sentence] - MIN_MEANING_AT * gap
+        as_near = cosines[best_sentence] - MIN_MEANING_AT * gap
         same_thing = [
             (q, matched)
             for q, matched, priced, sentence in held_asked
             if (
                 float(vectors[sentence] @ quoted) >= restates
-                and (bool(best_asked) or cosines[sentence] >= near)
+                and (bool(best_asked) or cosines[sentence] >= as_near)
             )
             # or both hold every asked word, two or more, and the price words the quote
             # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
