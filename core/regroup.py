@@ -358,6 +358,8 @@ def _cut_apart(x: Matrix, idx: Rows, apart: Apart, same: float) -> npt.NDArray[n
     holds both sides of: those rows fixed on their sides, every other message on the side of
     the nearer mean, improved one message at a time (_climb). The side of the pair's first
     set is 0. None when the group holds no such pair."""
+    if not apart:
+        return None
     where = {int(r): i for i, r in enumerate(idx)}
     for a, b in apart:
         ia = [where[int(r)] for r in a if int(r) in where]
