@@ -39,6 +39,7 @@ FILLER = frozenset(
     really today tomorrow yesterday week month year time need want think anyone someone
     out off over back down yet even ever never much many more most other another same own
     only well good great nice okay thanks thank guys everyone something anything nothing
+    hello hey olá ola oi obrigado obrigada привет здравствуйте спасибо
     thing day way lot bit sure maybe here every he she him her his hers them theirs mine yours
     ours have has had having been being because until while against between through during
     before after above below under then once both each few such nor than too actually

@@ -99,7 +99,7 @@ class Retriever(Stage):
             and name_key(w) not in self._kind_by_key
             and name_key(w) not in self._surface_keys
         ]
-        return " ".join(words).strip("?!.,") or question.strip("?!. ")
+        return " ".join(words).strip("?!.,")  # "" for a greeting or filler alone ("hello?")
 
     def ambiguous(
         self, store: GraphStore, base: Answer, mentions: Mentions, lang: str
@@ -185,13 +185,13 @@ class Retriever(Stage):
                     [n for n in unknown if name_key(n) not in self._kind_by_key] + missing
                 )
             )
-            if not said and len(names.split()) == 1:
+            if not said and names and len(names.split()) == 1:
                 said = [names]
             support = Support(lang=lang, quote=quote, unknown=said)
             answer = base.model_copy(
                 update={
                     "answer": compose(self.ontology, support),
-                    "unknown": list(dict.fromkeys(unknown + missing)) or [names],
+                    "unknown": list(dict.fromkeys(unknown + missing)) or [names] * bool(names),
                     "evidence": evidence_ids,
                 }
             )

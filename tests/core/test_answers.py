@@ -665,6 +665,10 @@ async def test_a_pronoun_or_filler_word_is_never_said_back_as_an_unknown_name(
             assert f"about {word} " not in answer and f"about {word}," not in answer, answer
     shower = (await use_core.ask("c", "how much is a shower?")).answer
     assert shower.startswith("I have nothing about shower"), shower
+    # a greeting asked as a question ("hello?") was "I have nothing about hello"
+    for greeting, lang in (("hello?", "en"), ("olá?", "pt"), ("привет?", "ru")):
+        got = await use_core.ask("c", greeting)
+        assert got.answer == t("nothing_found", lang) and got.unknown == [], got
 
 
 async def test_a_yes_no_question_without_its_question_mark_is_answered_not_remembered(
