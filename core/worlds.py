@@ -325,9 +325,26 @@ def merge_touched(store: GraphStore, world_id: str, p: WorldParams, now: datetim
     scores = sims / (size_factor(n, p.pair_prior) * own)
     scores[ids.index(world_id)] = -np.inf
     best = int(np.argmax(scores))
-    if scores[best] > p.merge_similarity:
+    if scores[best] > p.merge_similarity and not two_meanings(store, world_id, ids[best]):
         return merge_pair(store, w, store.worlds[ids[best]], now)
     return world_id
+
+
+def two_meanings(store: GraphStore, a: str, b: str) -> bool:
+    """Whether the two worlds hold one name as entities of two kinds (Java the language in
+    one, Java the island in the other): merged, the name would clash with itself. The
+    regrouping job keeps such worlds apart too (core.regroup, `apart`)."""
+    kinds = {
+        key: store.entities[eid].kind
+        for (w, key), eid in store.by_key.items()
+        if w == a and not store.entities[eid].ident  # an identifier is one entity chat-wide
+    }
+    for (w, key), eid in store.by_key.items():
+        if w == b and key in kinds:
+            other = store.entities[eid]
+            if not other.ident and other.kind != kinds[key]:
+                return True
+    return False
 
 
 def newborn_merges_into(

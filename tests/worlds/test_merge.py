@@ -129,3 +129,52 @@ def test_a_merge_inside_a_bulk_batch_commits_apart_from_the_batch(tmp_path: Path
         reopened.close()
     finally:
         store.close()
+
+
+def test_an_inline_merge_never_joins_two_meanings_of_one_name(tmp_path: Path) -> None:
+    """Java the language in one world, Java the island in another (after the job parted
+    them, or a person approved the other meaning): however alike the worlds, the merge of
+    the world that just grew does not join them; a third world with no such name does."""
+    from core.worlds import WorldParams, merge_touched
+
+    store = ChatStore(tmp_path / "shard", dim=EMB.dim, model_name=EMB.model_name, chat="c")
+    try:
+        centroid = EMB.embed(["java"])[0]
+        for w in ("code", "island", "other"):  # "other" the least alike: island's best is code
+            vec = EMB.embed(["java payments"])[0] if w == "other" else centroid
+            store.upsert_world(WorldRow(w, w, vec, 5, NOW, NOW, ""))
+        for n, (world, s, s_kind, o, o_kind, pred) in enumerate(
+            [
+                ("code", "billing", "service", "Java", "concept", "USES"),
+                ("island", "Jakarta", "place", "Java", "place", "LOCATED_IN"),
+                ("other", "checkout", "service", "payments", "service", "DEPENDS_ON"),
+            ]
+        ):
+            mid = f"m{n}"
+            store.add_message(
+                message_id=mid,
+                author="a",
+                text=f"{s} {pred} {o}",
+                ts=NOW,
+                world=world,
+                extraction="offline",
+                embedding=centroid,
+            )
+            subject = PlannedEntity(f"e_{world}_{s}", s_kind, s, s.lower(), world, "", centroid)
+            obj = PlannedEntity(f"e_{world}_{o}", o_kind, o, o.lower(), world, "", centroid)
+            store.write_facts(
+                [PlannedFact(subject, pred, obj, 0.9, False)], source=mid, now=NOW, world=world
+            )
+        always = WorldParams(merge_inline=True, merge_similarity=-1.0)
+
+        def live() -> set[str]:
+            return {w for w, row in store.worlds.items() if not row.merged_into}
+
+        with store.transaction():
+            assert merge_touched(store, "island", always, NOW) == "island"  # not into "code"
+        assert live() == {"code", "island", "other"}
+        with store.transaction():
+            merge_touched(store, "other", always, NOW)  # no name of two kinds: merged
+        assert len(live()) == 2, live()
+    finally:
+        store.close()
