@@ -334,16 +334,15 @@ def two_meanings(store: GraphStore, a: str, b: str) -> bool:
     """Whether the two worlds hold one name as entities of two kinds (Java the language in
     one, Java the island in the other): merged, the name would clash with itself. The
     regrouping job keeps such worlds apart too (core.regroup, `apart`)."""
-    kinds = {
-        key: store.entities[eid].kind
-        for (w, key), eid in store.by_key.items()
-        if w == a and not store.entities[eid].ident  # an identifier is one entity chat-wide
-    }
+    kinds: dict[str, str] = {}
     for (w, key), eid in store.by_key.items():
-        if w == b and key in kinds:
-            other = store.entities[eid]
-            if not other.ident and other.kind != kinds[key]:
-                return True
+        entity = store.entities.get(eid)
+        if w == a and entity is not None and not entity.ident:  # an identifier: one entity
+            kinds[key] = entity.kind
+    for (w, key), eid in store.by_key.items():
+        other = store.entities.get(eid) if w == b and key in kinds else None
+        if other is not None and not other.ident and other.kind != kinds[key]:
+            return True
     return False
 
 
