@@ -71,22 +71,17 @@ _FILLER = frozenset(
         "estar são guys folks pessoal gente ребята"
     )
 )
-# a question that asks for an amount is answered by a sentence with a number in it
-_AMOUNT = frozenset(
-    key_tokens(
-        "how much many price cost long limit size big fast quanto quanta quantos quantas custa "
-        "preço preco valor tempo limite tamanho prazo сколько стоит цена стоимость лимит размер "
-        "срок"
-    )
-)
-
-# the words of those that only ask for the number: a sentence with a number holds them
-# ("how much is a flexible desk?" is asked by "a mesa flexível custa 120 euros")
+# the words that ask only for a number: a sentence with a number in it holds them ("how
+# much is a flexible desk?" is asked by "a mesa flexível custa 120 euros")
 _HOW_MUCH = frozenset(
     key_tokens(
         "how much many price cost quanto quanta quantos quantas custa preço preco valor "
         "сколько стоит цена стоимость"
     )
+)
+# a question that asks for an amount is answered by a sentence with a number in it
+_AMOUNT = _HOW_MUCH | frozenset(
+    key_tokens("long limit size big fast tempo limite tamanho prazo лимит размер срок")
 )
 
 
