@@ -191,8 +191,7 @@ class BulkIngest(Ingest):
                 log.warning(
                     "chat=%s bulk batch failed, retrying its lines one by one", chat, exc_info=True
                 )
-                await self.pool.discard(chat)
-                self.ctx.regroup_due.forget(chat)
+                await self._reload(chat)
                 for line in part:
                     out[line.index] = await self._one(chat, items[line.index])
                 results = []
@@ -243,9 +242,14 @@ class BulkIngest(Ingest):
             return exc
         except Exception:  # a fault of ours in one line must not lose the lines after it
             log.exception("chat=%s import line could not be stored", chat)
-            await self.pool.discard(chat)  # its transaction rolled back; reload the indexes
-            self.ctx.regroup_due.forget(chat)
+            await self._reload(chat)
             return StoreError("could not be stored (an internal error, logged); line skipped")
+
+    async def _reload(self, chat: str) -> None:
+        """After a write that failed: its transaction rolled back, but the chat's in-memory
+        indexes (and the regrouping's count) saw it; they are read again from the store."""
+        await self.pool.discard(chat)
+        self.ctx.regroup_due.forget(chat)
 
     async def _embed_messages(self, lines: list[_Line]) -> None:
         """The vector message_vector gives each line (its text alone), each distinct text
