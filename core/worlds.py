@@ -51,7 +51,7 @@ import numpy.typing as npt
 from core.calibration import Calibration, calibrate
 from core.language import clean_name, key_tokens, name_key
 from core.ports import Embedder, GraphStore, Vector
-from core.rows import WorldRow
+from core.rows import EntityRow, WorldRow
 from core.world_names import first_name
 
 
@@ -330,18 +330,24 @@ def merge_touched(store: GraphStore, world_id: str, p: WorldParams, now: datetim
     return world_id
 
 
+def entities_by_name(store: GraphStore) -> dict[str, list[EntityRow]]:
+    """Each name key's entities, one per world that holds the name; entities with an
+    identifier left out (an identifier is one entity chat-wide, whatever the world)."""
+    out: dict[str, list[EntityRow]] = {}
+    for (_, key), eid in store.by_key.items():
+        entity = store.entities.get(eid)
+        if entity is not None and not entity.ident:
+            out.setdefault(key, []).append(entity)
+    return out
+
+
 def two_meanings(store: GraphStore, a: str, b: str) -> bool:
     """Whether the two worlds hold one name as entities of two kinds (Java the language in
     one, Java the island in the other): merged, the name would clash with itself. The
-    regrouping job keeps such worlds apart too (core.regroup, `apart`)."""
-    kinds: dict[str, str] = {}
-    for (w, key), eid in store.by_key.items():
-        entity = store.entities.get(eid)
-        if w == a and entity is not None and not entity.ident:  # an identifier: one entity
-            kinds[key] = entity.kind
-    for (w, key), eid in store.by_key.items():
-        other = store.entities.get(eid) if w == b and key in kinds else None
-        if other is not None and not other.ident and other.kind != kinds[key]:
+    regrouping job keeps such worlds apart too (core.pipeline.maintenance.apart_by_kind)."""
+    for same_name in entities_by_name(store).values():
+        kinds = {e.world: e.kind for e in same_name if e.world in (a, b)}
+        if len(kinds) == 2 and kinds[a] != kinds[b]:
             return True
     return False
 

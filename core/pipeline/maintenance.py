@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
@@ -37,7 +36,7 @@ from core.regroup import (
 )
 from core.rows import Extraction, MessageRow, WorldRow
 from core.world_names import OfflineNaming, rename_offline
-from core.worlds import WorldParams, merge_all
+from core.worlds import WorldParams, entities_by_name, merge_all
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -333,11 +332,7 @@ def apart_by_kind(store: GraphStore, rows: list[tuple[str, str, datetime, str]])
         if a and b:
             out.append((np.array(sorted(a), dtype=np.int64), np.array(sorted(b), np.int64)))
 
-    by_name: dict[str, list[str]] = defaultdict(list)
-    for (_, key), eid in store.by_key.items():
-        entity = store.entities.get(eid)
-        if entity is not None and not entity.ident:
-            by_name[key].append(eid)
+    by_name = entities_by_name(store)
     for item in store.pending():
         mine = {at[m] for m in item.sources if m in at}
         if not mine or " in this world" not in item.reason:
@@ -345,13 +340,13 @@ def apart_by_kind(store: GraphStore, rows: list[tuple[str, str, datetime, str]])
         for name, kind in _CLASH.findall(item.reason):
             # in whichever world that kind of the name now is (a regrouping may have moved
             # the waiting message away from it); its own message may state other facts of it
-            for eid in by_name.get(name_key(clean_name(name)), []):
-                if store.entities[eid].kind == kind:
-                    add(mine, sources(eid) - mine)
-    for eids in by_name.values():
-        for one, other in combinations(eids, 2):
-            if store.entities[one].kind != store.entities[other].kind:
-                add(sources(one), sources(other))
+            for entity in by_name.get(name_key(clean_name(name)), []):
+                if entity.kind == kind:
+                    add(mine, sources(entity.id) - mine)
+    for same_name in by_name.values():
+        for one, other in combinations(same_name, 2):
+            if one.kind != other.kind:
+                add(sources(one.id), sources(other.id))
     return out
 
 
