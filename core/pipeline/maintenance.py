@@ -24,16 +24,8 @@ from core.pipeline.context import Context, Stage
 from core.pipeline.due import RegroupDue
 from core.pipeline.ingest import Ingest
 from core.ports import GraphStore
-from core.regroup import (
-    MAX_MESSAGES,
-    Apart,
-    Rows,
-    Settled,
-    carry_out,
-    plan,
-    set_centroids,
-    settle,
-)
+from core.regroup import MAX_MESSAGES, Apart, Rows, plan
+from core.regroup_apply import Settled, carry_out, set_centroids, settle
 from core.rows import Extraction, MessageRow, WorldRow
 from core.world_names import OfflineNaming, rename_offline
 from core.worlds import WorldParams, entities_by_name, merge_all
@@ -240,7 +232,7 @@ def apply_and_mark(
     offline_names: OfflineNaming | None,
 ) -> tuple[dict[str, int], list[str]]:
     """A regrouping plan carried out (under the chat's lock): recorded with the new worlds it
-    needs in one transaction, its moves and merges one transaction each (core.regroup.carry_out
+    needs in one transaction, its moves and merges one transaction each (core.regroup_apply.carry_out
     says why), then the centroids, the offline names and the job's mark with the record
     cleared. A kill in between leaves the record: `finish_recorded` completes it at the next
     start, so the chat ends as if nothing had happened. (report, live worlds that changed)."""

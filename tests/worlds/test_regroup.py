@@ -704,7 +704,7 @@ async def test_a_chat_forgotten_and_used_again_regroups_as_a_new_chat(
 async def test_a_regrouping_plan_a_kill_cut_short_is_finished_as_planned(
     tmp_path: Path, ontology: Ontology, use_embedder: Embedder, cut: str
 ) -> None:
-    """The job's moves and merges commit one by one (core.regroup.carry_out says why), after
+    """The job's moves and merges commit one by one (core.regroup_apply.carry_out says why), after
     the plan is recorded with the chat. Killed after the record, or after the moves but before
     the job's mark, the chat is finished as planned at the next run: the same worlds and facts
     as a run through."""
@@ -757,7 +757,7 @@ def _record_plan_then_kill(
     """What apply_and_mark does before the kill: the plan recorded, then (cut "moved") its
     moves and merges carried out, the job not marked."""
     from core.pipeline.maintenance import PLAN
-    from core.regroup import carry_out, settle
+    from core.regroup_apply import carry_out, settle
 
     settled = settle(store, [r[0] for r in rows], [r[1] for r in rows], groups, x)
     assert settled.moves, "the plan moves messages"
