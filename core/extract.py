@@ -16,8 +16,8 @@ from core.language import (
     QUESTION_WORDS,
     clean_name,
     is_cyrillic,
+    is_time_word,
     is_verb_form,
-    lemma,
     nominative,
 )
 from core.models import TripleIn
@@ -68,16 +68,6 @@ _FILLER_PHRASES = tuple(
 _TIME_LEADS = frozenset(
     "since until till from in on at desde até ate às aos nas nos с со до по в".split()
 )
-_TIME_WORDS = frozenset(  # matched on the word and on its lemma ("понедельникам")
-    """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday next last this today tomorrow
-    yesterday now janeiro fevereiro março marco abril maio junho julho agosto setembro outubro
-    novembro dezembro segunda terça terca quarta quinta sexta sábado sabado domingo segundas
-    terças quartas quintas sextas sábados domingos próximo
-    proximo próxima proxima hoje amanhã amanha ontem agora январь февраль март апрель май июнь
-    июль август сентябрь октябрь ноябрь декабрь понедельник вторник среда четверг пятница
-    суббота воскресенье следующий прошлый этот сегодня завтра вчера""".split()
-)
 _NOT_A_DATE_AFTER_IN = frozenset("in в".split())  # "in Lisbon", "в Москве": only a year cuts
 
 
@@ -102,7 +92,7 @@ def _cut_time(words: list[str]) -> list[str]:
         if lead not in _TIME_LEADS:
             continue
         year = nxt.isdigit() and len(nxt) == 4
-        timely = nxt[:1].isdigit() or nxt in _TIME_WORDS or lemma(nxt) in _TIME_WORDS
+        timely = nxt[:1].isdigit() or is_time_word(nxt)
         if year or (lead not in _NOT_A_DATE_AFTER_IN and timely):
             return words[:i]
     return words

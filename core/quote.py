@@ -33,7 +33,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from core.language import key_tokens, lemma, name_key, written_tokens
+from core.language import is_time_word, key_tokens, lemma, name_key, written_tokens
 from core.recall import Hit, index_tokens
 from core.vocabulary import equivalents
 
@@ -79,9 +79,15 @@ _HOW_MUCH = frozenset(
         "сколько стоит цена стоимость"
     )
 )
+# "how long", "quanto tempo": a duration, held by a number as a price is ("how long is the
+# bootcamp?" quoted "No prior coding experience is needed for the bootcamp", which held the
+# asked word "bootcamp" as "The Data Science Bootcamp lasts 12 weeks" did)
+_HOW_LONG = frozenset(key_tokens("long tempo"))
 # a question that asks for an amount is answered by a sentence with a number in it
-_AMOUNT = _HOW_MUCH | frozenset(
-    key_tokens("long limit size big fast tempo limite tamanho prazo лимит размер срок")
+_AMOUNT = (
+    _HOW_MUCH
+    | _HOW_LONG
+    | frozenset(key_tokens("limit size big fast limite tamanho prazo лимит размер срок"))
 )
 
 
@@ -196,7 +202,7 @@ def pick_quote(
     # (and as the index reads them: "Монти" is lemmatised as a verb, "монтить")
     asked = own - {t for n in entity_names for t in (*name_key(n).split(), *index_tokens(n))}
     if amount:  # held by a number, not by the words
-        asked -= _HOW_MUCH
+        asked -= _HOW_MUCH | _HOW_LONG
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     taken = {h.id for h in candidates}
@@ -349,6 +355,8 @@ def unknown_names(
         toks = index_tokens(name)
         if not toks or name_key(name) in keys or speaker(name):
             continue
+        if all(is_time_word(w) for w in written_tokens(name)):
+            continue  # "a double room in December": when, not what
         if any(idf(t) > 0 for t in toks) or any(w in covered for w in written_tokens(name)):
             continue
         out.append(name)

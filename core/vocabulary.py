@@ -71,6 +71,8 @@ uptime availability | disponibilidade | доступность аптайм
 days day | dias dia | дней день дня
 eat eats food | comer come comem comida | кушать ест едят еда
 live lives | morar mora moram viver vive | жить живёт живут
+lasts duration | dura durar duração | длится длиться длительность
+week weeks | semana semanas | неделя недели недель
 """
 
 
