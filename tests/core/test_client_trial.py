@@ -63,3 +63,28 @@ async def test_how_long_is_answered_by_the_sentence_with_the_duration(
     await _tell(use_core, SCHOOL)
     answer = (await use_core.ask("c", question)).answer
     assert "12 weeks" in answer, answer
+
+
+WAREHOUSE = [
+    "Доставка по Москве — 500 рублей, по области — 900 рублей.",
+    "Склад работает с 9 до 21 без выходных.",
+    "Возврат в течение 14 дней при сохранении упаковки.",
+]
+
+
+@pytest.mark.parametrize(
+    ("texts", "question", "expected"),
+    [
+        (WAREHOUSE, "what are the warehouse hours?", "с 9 до 21"),
+        (SCHOOL, "do I need to know programming?", "No prior coding experience"),
+    ],
+)
+async def test_a_sentence_near_in_meaning_answers_with_no_word_in_common(
+    use_core: Core, texts: list[str], question: str, expected: str
+) -> None:
+    """A sentence three quarters of the way from two topics' distance to one topic's (0.27 to
+    0.30 from these questions with USE) is quoted on its meaning alone; it needed a whole
+    topic's closeness, so these found nothing."""
+    await _tell(use_core, texts)
+    answer = (await use_core.ask("c", question)).answer
+    assert expected in answer, answer
