@@ -176,6 +176,9 @@ def compose(ontology: Ontology, s: Support) -> str:
         lines = [f"{kind_label(ontology, s.kind, lang)}: {values}."]
         return "\n".join(lines + _path_lines(s.paths, lang, s.values))
     facts = [fact_sentence(ontology, f, lang) + "." for f in s.facts[:MAX_FACT_LINES]]
+    if s.quote is not None and s.quote.lacks:
+        nothing = t("nothing_about", lang, names=", ".join(s.quote.lacks))
+        return f"{nothing}\n{t('nearest', lang)} {quote_lines(s.quote, lang)}"
     if s.quote is not None and (s.prefer_quote or not s.direct_facts):
         return quote_lines(s.quote, lang)
     if facts:  # about the question's subject; said so when they answer something else

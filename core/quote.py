@@ -156,6 +156,10 @@ class Quote:
     # a sentence of a later message on the same thing (_said_later): what the team said after
     # ("from December the flexible desk costs 130 euros"), shown under the quote, dated
     later: Quote | None = None
+    # names the question writes that no message mentions: this sentence holds the rest of what
+    # it asks ("do you ship to France?" -> "we ship to Portugal and Spain only"), shown after
+    # saying there is nothing about them
+    lacks: tuple[str, ...] = ()
 
 
 def sentences(text: str) -> list[str]:
@@ -301,7 +305,7 @@ def pick_quote(
     if missing:  # "how much is the Premium plan?" is not answered by the Pro plan's price
         if unknown is not None:
             unknown.extend(missing)
-        return None
+        return _nearest(asked, missing, held_asked)
     if best is not None and meaning is not None:
         # a restatement is a gap closer than two messages of one topic: with USE, updates
         # 0.54-0.83 from what they update, later sentences on other things of the same
@@ -328,6 +332,25 @@ def pick_quote(
         ]
         return replace(best, later=_said_later(best, best_asked, same_thing))
     return best
+
+
+def _nearest(
+    asked: frozenset[str],
+    missing: Sequence[str],
+    held_asked: Sequence[tuple[Quote, frozenset[str], frozenset[str], str]],
+) -> Quote | None:
+    """For a question that names what the chat never mentions: the best sentence holding
+    every other word it asks with, marked with the names it lacks (the answer says first that
+    it has nothing about them). "Есть ли скидка для студентов из России?" got only "nothing
+    about России", where "Students from Brazil and Portugal get a 15% discount" tells the
+    client what there is. None when the question asks nothing else."""
+    rest = asked - {t for name in missing for t in index_tokens(name)}
+    if not rest:
+        return None
+    holding = [q for q, matched, _, _ in held_asked if rest <= matched]
+    if not holding:
+        return None
+    return replace(max(holding, key=lambda q: q.score), lacks=tuple(missing))
 
 
 def _said_later(

@@ -46,6 +46,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Известно обратное: {path}.",
     },
     "said_later": {"en": "Later:", "pt": "Depois:", "ru": "Позже:"},
+    "nearest": {
+        "en": "The nearest I have:",
+        "pt": "O mais próximo que tenho:",
+        "ru": "Ближайшее, что у меня есть:",
+    },
     "quote_from": {
         "en": "(from a message by {author} on {date})",
         "pt": "(de uma mensagem de {author} em {date})",

@@ -88,3 +88,42 @@ async def test_a_sentence_near_in_meaning_answers_with_no_word_in_common(
     await _tell(use_core, texts)
     answer = (await use_core.ask("c", question)).answer
     assert expected in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("texts", "question", "unknown", "nearest"),
+    [
+        (
+            [*SCHOOL, "Students from Brazil and Portugal get a 15% discount."],
+            "Есть ли скидка для студентов из России?",
+            "России",
+            "15% discount",
+        ),
+        (
+            ["We ship to Portugal and Spain only, 3 to 5 days."],
+            "do you ship to France?",
+            "France",
+            "Portugal and Spain only",
+        ),
+    ],
+)
+async def test_a_name_the_chat_never_mentions_is_said_and_the_nearest_sentence_shown(
+    use_core: Core, texts: list[str], question: str, unknown: str, nearest: str
+) -> None:
+    """The answer was only "I have nothing about France": the client did not learn where
+    the shop does ship. It still says that first, then the sentence holding the rest of
+    what the question asks."""
+    await _tell(use_core, texts)
+    answer = (await use_core.ask("c", question)).answer
+    lines = answer.splitlines()
+    assert unknown in lines[0] and nearest not in lines[0], answer
+    assert nearest in lines[1], answer
+
+
+async def test_a_name_the_chat_never_mentions_shows_no_sentence_that_misses_the_rest(
+    use_core: Core,
+) -> None:
+    """Nothing holds the rest of the question ("gift"): no sentence is shown."""
+    await _tell(use_core, ["We ship to Portugal and Spain only, 3 to 5 days."])
+    answer = (await use_core.ask("c", "do you sell Amazon gift cards?")).answer
+    assert "Portugal" not in answer, answer
