@@ -90,6 +90,40 @@ _AMOUNT = (
     | frozenset(key_tokens("limit size big fast limite tamanho prazo лимит размер срок"))
 )
 
+# "where are you located?", "onde vocês ficam?", "ваш адрес?": the company's address, held by a
+# sentence with a street and a number ("na Rua das Flores 88", "ул. Лесная 12"), in whatever
+# language it was written (USE puts "where are you located?" 0.08 from "Endereço: Rua Augusta
+# 1500", under any floor). A "where" question about someone else ("where does Monty live?")
+# asks no address.
+_WHERE = frozenset(key_tokens("where onde где"))
+_YOU_PLACE = frozenset(
+    key_tokens(
+        "you your locate location vocês você voces vc seu sua fica ficam localizado localização "
+        "вы вас ваш ваша находиться располагаться"
+    )
+)
+_ADDRESS_WORDS = "address endereço адрес street st rua av avenida улица ул проспект"
+_ADDRESS_ASKED = frozenset(key_tokens("address endereço адрес"))
+_ADDRESS = re.compile(
+    r"(?i:\b(?:rua|r\.|av\.|avenida|alameda|travessa|praça|largo|estrada|street|st\.|avenue|"
+    r"ave\.|road|rd\.|boulevard|blvd\.?|lane|ул\.|улица|пр\.|просп\.|проспект|пер\.|переулок|"
+    r"наб\.|набережная|шоссе|бульвар|площадь)\s[^\n]{0,40}?\d)"
+    r"|\b\d+[a-z]?\s+(?:[A-Z]\w+\s+){1,3}(?i:street|st\.?|road|rd\.?|avenue|ave\.?)\b"
+)
+
+
+def asks_address(question: str) -> bool:
+    """Whether the question asks where the company is (or its address)."""
+    toks = set(key_tokens(question))
+    return bool(_ADDRESS_ASKED & toks) or bool(_WHERE & toks and _YOU_PLACE & toks)
+
+
+def recall_query(question: str) -> str:
+    """The question as the word index searches it: an address question also looks for the
+    words that write an address, in every language (the message that holds it shares no word
+    with "where are you located?")."""
+    return f"{question} {_ADDRESS_WORDS}" if asks_address(question) else question
+
 
 @dataclass(frozen=True)
 class Meaning:
@@ -219,10 +253,20 @@ def pick_quote(
     asked = own - {t for n in entity_names for t in (*name_key(n).split(), *index_tokens(n))}
     if amount:  # held by a number, not by the words
         asked -= _HOW_MUCH | _HOW_LONG
+    place = asks_address(question)
+    if place:  # held by an address
+        asked -= _WHERE | _YOU_PLACE | _ADDRESS_ASKED
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     taken = {h.id for h in candidates}
     candidates += [h for h in nearest if h.id not in outdated and h.id not in taken]
+    if place:  # the message with the address may rank below the first few
+        taken = {h.id for h in candidates}
+        candidates += [
+            h
+            for h in hits
+            if h.id not in taken and h.id not in outdated and _ADDRESS.search(h.text)
+        ]
     top = max((h.score for h in candidates), default=0.0) or 1.0
     cosines: dict[str, float] = {}
     vectors: dict[str, npt.NDArray[np.float32]] = {}
@@ -266,7 +310,8 @@ def pick_quote(
             score = words + entities
             said = held | equivalents(held) | {translates[w] for w in held if w in translates}
             number = bool(_DIGIT.search(sentence))
-            holds_asked = bool(asked) and asked <= said and (number or not amount)
+            wanted = (number or not amount) and (not place or bool(_ADDRESS.search(sentence)))
+            holds_asked = (bool(asked) or place) and asked <= said and wanted
             near = 0.0
             if meaning is not None:
                 cos = cosines[sentence]
@@ -295,7 +340,7 @@ def pick_quote(
             quote = Quote(h.id, h.author, h.ts, _clip(shown), score, holds_asked)
             matched = frozenset(asked & said)
             priced = frozenset(own & _HOW_MUCH & said)  # "custa": it says a price
-            if number or not amount:
+            if wanted:
                 held_asked.append((quote, matched, priced, sentence))
             if best is None or score > best.score:
                 best, best_asked, best_priced, best_sentence = quote, matched, priced, sentence

@@ -38,7 +38,7 @@ from core.pipeline.select import (
 )
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
-from core.quote import REPLACED, Meaning, Quote, pick_quote
+from core.quote import REPLACED, Meaning, Quote, pick_quote, recall_query
 from core.recall import Hit, index_tokens, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.retrieval import (
@@ -456,7 +456,7 @@ class Retriever(Stage):
             store.recall,
             store.message_vectors,
             sims,
-            question,
+            recall_query(question),
             entity_messages=entity_messages,
             now=now,
             cfg=cfg,

@@ -127,3 +127,75 @@ async def test_a_name_the_chat_never_mentions_shows_no_sentence_that_misses_the_
     await _tell(use_core, ["We ship to Portugal and Spain only, 3 to 5 days."])
     answer = (await use_core.ask("c", "do you sell Amazon gift cards?")).answer
     assert "Portugal" not in answer, answer
+
+
+GUESTHOUSE_MORE = [
+    *GUESTHOUSE,
+    "Bem-vindos! Somos uma guesthouse no centro do Porto, na Rua das Flores 88.",
+    "We can arrange an airport transfer for 25 euros, booked at least a day ahead.",
+    "O Wi-Fi é grátis em todos os quartos, a senha está na recepção.",
+    "Luggage can be left at reception after check-out, free of charge.",
+    "The rooftop terrace is open from 5 pm to 9 pm in summer only.",
+]
+
+
+CAR_SERVICE = [
+    "Автосервис «АвтоМастер»: Москва, ул. Лесная 12, работаем ежедневно с 8 до 20.",
+    "Замена масла с фильтром — 2500 рублей, масло клиента или наше.",
+    "Шиномонтаж на 4 колеса — 3200 рублей для R15-R17, от R18 — 4500.",
+    "Диагностика подвески бесплатно при ремонте у нас, иначе 1000 рублей.",
+    "Записаться можно по телефону +7 495 111-22-33 или через сайт.",
+    "Гарантия на работы — 6 месяцев, на запчасти — по гарантии производителя.",
+    "We also service electric cars: Tesla, Nissan Leaf, BYD.",
+    "Хранение шин — 4000 рублей за сезон.",
+    "Кузовной ремонт и покраску не делаем, рекомендуем партнёров «Кузов-Про».",
+    "Оплата картой, наличными или по счёту для юрлиц.",
+    "Пока машина в ремонте, можно подождать в клиентской зоне с кофе и Wi-Fi.",
+    "С 1 ноября шиномонтаж на 4 колеса стоит 3500 рублей для R15-R17.",
+    "Замена тормозных колодок — от 1800 рублей за ось.",
+    "Эвакуатор не предоставляем.",
+]
+
+
+@pytest.mark.parametrize(
+    ("texts", "question", "expected"),
+    [
+        (GUESTHOUSE_MORE, "where are you located?", "Rua das Flores 88"),
+        (GUESTHOUSE_MORE, "what's your address?", "Rua das Flores 88"),
+        (GUESTHOUSE_MORE, "где вы находитесь?", "Rua das Flores 88"),
+        (
+            [
+                "Автосервис «АвтоМастер»: Москва, ул. Лесная 12, работаем с 8 до 20.",
+                "Замена масла с фильтром — 2500 рублей.",
+                "Гарантия на работы — 6 месяцев.",
+            ],
+            "onde vocês ficam?",
+            "ул. Лесная 12",
+        ),
+        (CAR_SERVICE, "where are you?", "ул. Лесная 12"),  # ranked 10th: below the 8 quoted
+    ],
+)
+async def test_where_the_company_is_is_answered_by_the_sentence_with_its_address(
+    use_core: Core, texts: list[str], question: str, expected: str
+) -> None:
+    """ "where are you located?" found nothing: the address was written in another language
+    and shares no word with the question (0.08 with USE). A sentence with a street and a
+    number holds what an address question asks."""
+    await _tell(use_core, texts)
+    answer = (await use_core.ask("c", question)).answer
+    assert expected in answer, answer
+
+
+async def test_where_someone_lives_asks_no_address(use_core: Core) -> None:
+    """A "where" question about someone else is not answered by the company's street."""
+    await _tell(
+        use_core,
+        [
+            "Our shop is at Rua Augusta 1500, Lisbon.",
+            "my ball python Monty eats one mouse a week",
+            "Monty is a ball python",
+            "meu píton mora num terrário de vidro",
+        ],
+    )
+    answer = (await use_core.ask("c", "Onde o Monty mora?")).answer
+    assert "terrário" in answer, answer
