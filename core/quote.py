@@ -152,7 +152,7 @@ CANDIDATES = 8  # evidence messages whose sentences compete
 MIN_MEANING_AT = 0.2
 # A sentence at least cross + this share of the gap from the question is quoted on its meaning
 # alone, with no word in common (it was 1.0: as near as two messages of one topic). The client
-# trials of 2026-12-04 asked "what are the warehouse hours?" against "Склад работает с 9 до 21"
+# trials of 2026-12-03 asked "what are the warehouse hours?" against "Склад работает с 9 до 21"
 # (0.27 with USE), "do I need to know programming?" against "No prior coding experience is
 # needed" (0.30), "qual o idioma das aulas?" against "Courses are taught in English" (0.29,
 # and "Classes are live on Zoom" was quoted through the word "aulas"): each found nothing or

@@ -1,4 +1,4 @@
-"""Client questions from the trials of 2026-12-04 (a guesthouse, a car service, an online
+"""Client questions from the trials of 2026-12-03 (a guesthouse, a car service, an online
 school; en/pt/ru), through the real core on the offline multilingual model: each test failed
 on the code before its fix."""
 
