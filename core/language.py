@@ -37,7 +37,8 @@ STOPWORDS = frozenset(
     de do da dos das o a os as um uma que qual quais quem onde quando como para com no na
     nos nas em é são ao à se por pelo pela sobre isso me nos diga mostre há tem
     и в во на с со к ко по о об от до из за для что какой какая какие каких какое кто где
-    когда почему как ли это этот эта эти мне нам про есть у же ты вы мы он она они""".split()
+    когда почему как ли это этот эта эти мне нам про есть у же ты вы мы он она они
+    if если""".split()
 )
 
 

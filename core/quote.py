@@ -68,7 +68,7 @@ _DIGIT = re.compile(r"\d")
 _FILLER = frozenset(
     key_tokens(
         "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
-        "estar são guys folks pessoal gente ребята"
+        "estar são guys folks pessoal gente ребята fazer делать"
     )
 )
 # the words that ask only for a number: a sentence with a number in it holds them ("how

@@ -21,6 +21,7 @@ from core.language import (
     lemma,
     lemma_in,
     name_key,
+    names_a_thing,
     written_tokens,
 )
 from core.models import Answer, FactView, ScoredEntity, Seed
@@ -185,7 +186,8 @@ class Retriever(Stage):
                     [n for n in unknown if name_key(n) not in self._kind_by_key] + missing
                 )
             )
-            if not said and names and len(names.split()) == 1:
+            # the one word left, when it names a thing: not "закрываетесь" (are you closing)
+            if not said and names and len(names.split()) == 1 and names_a_thing(names.lower()):
                 said = [names]
             support = Support(lang=lang, quote=quote, unknown=said)
             answer = base.model_copy(

@@ -199,3 +199,40 @@ async def test_where_someone_lives_asks_no_address(use_core: Core) -> None:
     )
     answer = (await use_core.ask("c", "Onde o Monty mora?")).answer
     assert "terrário" in answer, answer
+
+
+SALON = [
+    "Салон «Лотос»: стрижка женская от 1800 ₽, мужская 1200 ₽",
+    "маникюр с покрытием 2200, без покрытия 1200",
+    "работаем без выходных с 10 до 21",
+    "запись через WhatsApp +7 916 555-44-33 или в Instagram",
+    "при опоздании больше чем на 15 минут запись может быть перенесена",
+    "парковка во дворе бесплатная",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("как записаться?", "через WhatsApp"),
+        ("como faço para agendar?", "через WhatsApp"),
+        ("а если я опоздаю?", "при опоздании"),
+    ],
+)
+async def test_booking_and_being_late_are_asked_in_other_words_than_the_team_wrote(
+    use_core: Core, question: str, expected: str
+) -> None:
+    """ "как записаться?" (how do I book?) answered "I have nothing about «записаться»": the
+    team wrote "запись" (a booking), another word to the index and 0.20 from the question with
+    USE. Booking and being late are everyday equivalents now."""
+    await _tell(use_core, SALON)
+    answer = (await use_core.ask("c", question)).answer
+    assert expected in answer, answer
+
+
+async def test_a_verb_alone_is_never_said_back_as_something_unknown(use_core: Core) -> None:
+    """ "во сколько вы закрываетесь?" answered "I have nothing about «закрываетесь»" (are you
+    closing): the one word left of a question is said back only when it names a thing."""
+    await _tell(use_core, ["маникюр с покрытием 2200, без покрытия 1200"])
+    answer = (await use_core.ask("c", "во сколько вы закрываетесь?")).answer
+    assert "закрываетесь" not in answer, answer
