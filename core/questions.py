@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from core.language import QUESTION_WORDS, STOPWORDS
+from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, written_tokens
 
 _PARTICLE = "ли"
 MAX_SUBJECT_WORDS = 4  # more is a phrase, not a name a question is about
@@ -112,3 +112,24 @@ def declarative(question: str, surface_forms: Iterable[str]) -> str:
             if lowered[i : i + len(tail)] == tail:
                 return " ".join([*rest[:i], verb.lower(), *rest[i:]])
     return question
+
+
+# A question that points back to the one its asker asked just before: a pronoun for what was
+# asked about, or "and" first ("do you have parking?" - "how much is it?", "e isso?", "а это
+# сколько?"). Alone it names nothing: "how much is it?" found nothing, and "precisa reservar
+# antes?" after a question about the transfer quoted the cancellation rule.
+_POINTS_BACK = frozenset(
+    """it that this them those isso isto aquilo ele ela eles elas это этого этом оно он она
+    они его её их""".split()
+)
+_AND_FIRST = frozenset("and e а и also também".split())
+FOLLOW_UP_WORDS = 2  # content words at most: "is it possible to pay by card?" asks on its own
+
+
+def points_back(question: str) -> bool:
+    """Whether the question only makes sense with the one asked before it."""
+    words = [w.lower() for w in written_tokens(question)]
+    if not words or not (words[0] in _AND_FIRST or any(w in _POINTS_BACK for w in words)):
+        return False
+    skip = STOPWORDS | QUESTION_WORDS | _POINTS_BACK | _AND_FIRST
+    return len([k for k in key_tokens(question) if k not in skip]) <= FOLLOW_UP_WORDS

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
+from datetime import datetime, timedelta
 
 from core.errors import LlmUnavailable
 from core.langid import detect, recent_language
@@ -15,12 +17,15 @@ from core.pipeline.context import Context
 from core.pipeline.render import EXTRACTIVE_FACTS
 from core.pipeline.retrieve import Retriever
 from core.ports import GraphStore
-from core.questions import expand_contractions
+from core.questions import expand_contractions, points_back
 
 log = logging.getLogger(__name__)
 
 
 RECENT_LANGUAGE_CHATS = 10_000  # chats whose last language is kept in memory (the prior)
+FOLLOW_UP_S = 600  # a question that points back is read with its asker's last one this recent
+ASKERS = 10_000  # (chat, asker) pairs whose last question is kept in memory
+MAX_READ_WITH = 300  # characters of the last question a follow-up is read with
 TRACE_DELAY_S = 0.25  # see Answerer._keep_trace
 
 
@@ -31,6 +36,8 @@ class Answerer(Retriever):
         self._traces: dict[str, list[Trace]] = {}  # answered, not yet stored
         # chat -> its trace writer and the event that makes it write now (a reader waits)
         self._trace_writers: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}
+        # (chat, asker) -> what their last question was read as, and when
+        self._last_read: OrderedDict[tuple[str, str], tuple[str, datetime]] = OrderedDict()
 
     async def language(self, chat: str, text: str) -> str:
         """The language of a message; the chat's recent language decides when the message
@@ -54,6 +61,7 @@ class Answerer(Retriever):
         question = self.check_text(question)
         lang = await self.language(chat, question)
         plain = expand_contractions(question)  # what is read and embedded ("who's" -> "who is")
+        plain = self._read_with_last(chat, author, plain)
         q_emb = (await self.embed([plain]))[0]
         got = await self.pool.run(chat, lambda s: self.retrieve(s, plain, q_emb, lang))
         answer = got.answer
@@ -97,6 +105,24 @@ class Answerer(Retriever):
         )
         self._keep_trace(chat, trace)
         return answer
+
+    def _read_with_last(self, chat: str, author: str | None, question: str) -> str:
+        """The question as it is read: after the same person's question of the last
+        FOLLOW_UP_S seconds when it points back to it ("how much is it?", core.questions).
+        Only for a known asker (the front-ends pass theirs; a batch of questions from the CLI
+        or a bench has none: its questions are independent)."""
+        if author is None:
+            return question
+        key, now = (chat, author), self.clock.now()
+        last = self._last_read.pop(key, None)
+        recent = last is not None and now - last[1] <= timedelta(seconds=FOLLOW_UP_S)
+        if last is not None and recent and points_back(question):
+            # a chain of them ("how much is it?", "and for kids?") keeps the first one's words
+            question = f"{last[0][-MAX_READ_WITH:]} {question}"
+        self._last_read[key] = (question, now)
+        while len(self._last_read) > ASKERS:
+            self._last_read.popitem(last=False)
+        return question
 
     # ------------------------------------------------------------------ traces
     # A trace is stored after its answer is returned, not before: the write (a Kùzu statement

@@ -5,10 +5,15 @@ on the code before its fix."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from core.ports import Embedder
 from core.service import Core
+from core.store.pool import StorePool
+from ontology import Ontology
+from tests.doubles import ManualClock
 
 GUESTHOUSE = [
     "Check-in from 3 pm to 10 pm, check-out until 11 am.",
@@ -236,3 +241,51 @@ async def test_a_verb_alone_is_never_said_back_as_something_unknown(use_core: Co
     await _tell(use_core, ["маникюр с покрытием 2200, без покрытия 1200"])
     answer = (await use_core.ask("c", "во сколько вы закрываетесь?")).answer
     assert "закрываетесь" not in answer, answer
+
+
+PARKING = [
+    *GUESTHOUSE,
+    "Não temos estacionamento próprio, mas há um parque público a 200 metros (15 euros por dia).",
+    "We can arrange an airport transfer for 25 euros, booked at least a day ahead.",
+]
+
+
+async def test_a_follow_up_question_is_read_with_the_askers_previous_one(use_core: Core) -> None:
+    """ "do you have parking?", then "how much is it?": the second question alone names
+    nothing and found nothing. A short question that points back ("it", "isso", "это", or
+    starting with "and") is read with the same person's question of the last minutes."""
+    await _tell(use_core, PARKING)
+    first = await use_core.ask("c", "do you have parking?", author="guest1")
+    assert "estacionamento" in first.answer, first.answer
+    answer = (await use_core.ask("c", "how much is it?", author="guest1")).answer
+    assert "15 euros" in answer, answer
+    answer = (await use_core.ask("c", "e quanto custa isso?", author="guest1")).answer
+    assert "15 euros" in answer, answer
+
+
+async def test_a_follow_up_is_not_read_with_another_persons_question(use_core: Core) -> None:
+    """Someone else's question, or one asked long before, is no context."""
+    await _tell(use_core, PARKING)
+    await use_core.ask("c", "do you have parking?", author="guest1")
+    alone = (await use_core.ask("c", "how much is it?")).answer
+    other = (await use_core.ask("c", "how much is it?", author="guest2")).answer
+    assert "15 euros" not in other and other == alone, other
+
+
+async def test_a_follow_up_is_not_read_with_a_question_of_long_ago(
+    tmp_path: Path, use_embedder: Embedder, ontology: Ontology
+) -> None:
+    """The asker's question of more than ten minutes before is no context."""
+    clock = ManualClock()
+    pool = StorePool(tmp_path / "d", dim=use_embedder.dim, model_name=use_embedder.model_name)
+    core = Core(pool=pool, embedder=use_embedder, ontology=ontology, clock=clock)
+    try:
+        await _tell(core, PARKING)
+        await core.ask("c", "do you have parking?", author="guest1")
+        clock.advance(minutes=9)
+        assert "15 euros" in (await core.ask("c", "how much is it?", author="guest1")).answer
+        clock.advance(minutes=11)
+        late = (await core.ask("c", "how much is it?", author="guest1")).answer
+        assert "15 euros" not in late, late
+    finally:
+        await core.close()
