@@ -83,6 +83,15 @@ _HOW_MUCH = frozenset(
 # bootcamp?" quoted "No prior coding experience is needed for the bootcamp", which held the
 # asked word "bootcamp" as "The Data Science Bootcamp lasts 12 weeks" did)
 _HOW_LONG = frozenset(key_tokens("long tempo"))
+# ... and by a unit of time: "Update: the Bootcamp now costs $2,100" has a number, and was
+# shown under "lasts 12 weeks" as what was said later
+_TIME_UNITS = frozenset(
+    key_tokens(
+        "minute minutes hour hours day days week weeks month months year years minuto minutos "
+        "hora horas dia dias semana semanas mês meses ano anos минута минут час часа часов день "
+        "дня дней неделя недели недель месяц месяца месяцев год года лет"
+    )
+)
 # a question that asks for an amount is answered by a sentence with a number in it
 _AMOUNT = (
     _HOW_MUCH
@@ -253,6 +262,7 @@ def pick_quote(
     asked = own - {t for n in entity_names for t in (*name_key(n).split(), *index_tokens(n))}
     if amount:  # held by a number, not by the words
         asked -= _HOW_MUCH | _HOW_LONG
+    duration = bool(own & _HOW_LONG)
     place = asks_address(question)
     if place:  # held by an address
         asked -= _WHERE | _YOU_PLACE | _ADDRESS_ASKED
@@ -310,7 +320,11 @@ def pick_quote(
             score = words + entities
             said = held | equivalents(held) | {translates[w] for w in held if w in translates}
             number = bool(_DIGIT.search(sentence))
-            wanted = (number or not amount) and (not place or bool(_ADDRESS.search(sentence)))
+            wanted = (
+                (number or not amount)
+                and (not duration or bool(_TIME_UNITS & held))
+                and (not place or bool(_ADDRESS.search(sentence)))
+            )
             holds_asked = (bool(asked) or place) and asked <= said and wanted
             near = 0.0
             if meaning is not None:

@@ -289,3 +289,13 @@ async def test_a_follow_up_is_not_read_with_a_question_of_long_ago(
         assert "15 euros" not in late, late
     finally:
         await core.close()
+
+
+async def test_how_long_shows_no_later_price_under_the_duration(use_core: Core) -> None:
+    """ "how long is the bootcamp?" quoted "lasts 12 weeks and costs $1,900" and, under it,
+    "Later: the Data Science Bootcamp now costs $2,100": an update of the price, not of what
+    was asked. A duration question is held by a sentence with a unit of time."""
+    later = "Update: the Data Science Bootcamp now costs $2,100 from the January cohort."
+    await _tell(use_core, [*SCHOOL, later])
+    answer = (await use_core.ask("c", "how long is the bootcamp?")).answer
+    assert "12 weeks" in answer and "2,100" not in answer, answer
