@@ -46,6 +46,11 @@ _TEXTS: dict[str, dict[str, str]] = {
         "ru": "Известно обратное: {path}.",
     },
     "said_later": {"en": "Later:", "pt": "Depois:", "ru": "Позже:"},
+    "waits_review": {
+        "en": "A message says so, but it is waiting for review.",
+        "pt": "Uma mensagem diz isso, mas ela aguarda revisão.",
+        "ru": "Об этом есть сообщение, но оно ждёт проверки.",
+    },
     "nearest": {
         "en": "The nearest I have:",
         "pt": "O mais próximo que tenho:",

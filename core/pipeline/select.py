@@ -11,7 +11,7 @@ from typing import Any
 from core.answering import KindAsked, fact_text, yes_no_line
 from core.extract import ParsedClause
 from core.identity import NameIndex
-from core.language import clean_name, detect_language, key_tokens
+from core.language import clean_name, detect_language, key_tokens, name_key
 from core.models import FactView
 from core.ports import GraphStore
 from core.retrieval import directional_reach, expand_hops, path_to
@@ -220,7 +220,11 @@ def yes_no_answer(
             now = current_value(store, subj[0], c.predicate.name, ontology) if subj else []
             if now:
                 return line + " " + instead_line(store, now[0], ontology, lang), now
-            return line, []
+            named = (
+                store.entities[subj[0]].name if subj else written[0],
+                store.entities[obj[0]].name if obj else written[2],
+            )
+            return line + waiting_line(store, named, written[1], lang), []
         pred = c.predicate.name
         hop = max_hops.get(pred, default_hops)
         chain = predicate_chain(store, subj[0], obj[0], pred, hop)
@@ -243,8 +247,23 @@ def yes_no_answer(
         )
         if now:  # "does Ann work at Acme?" after "Ann works at Globex": no, and what holds
             return text + " " + instead_line(store, now[0], ontology, lang), now
+        if not holds:
+            names = (store.entities[subj[0]].name, store.entities[obj[0]].name)
+            text += waiting_line(store, names, pred, lang)
         return text, chain
     return None
+
+
+def waiting_line(store: GraphStore, names: tuple[str, str], pred: str, lang: str) -> str:
+    """ " A message says so, but it is waiting for review." when the review queue holds the
+    fact a "no" denies (a kind conflict or a low confidence keeps it out of the graph:
+    "Northwind depends on Contoso" where Northwind is a company), else ""."""
+    keys = (name_key(names[0]), name_key(names[1]))
+    for item in store.pending():
+        tr = item.triple
+        if tr.predicate == pred and (name_key(tr.subject), name_key(tr.object)) == keys:
+            return " " + t("waits_review", lang)
+    return ""
 
 
 def instead_line(store: GraphStore, edge: Edge, ontology: Ontology, lang: str) -> str:

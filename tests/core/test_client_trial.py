@@ -299,3 +299,25 @@ async def test_how_long_shows_no_later_price_under_the_duration(use_core: Core) 
     await _tell(use_core, [*SCHOOL, later])
     answer = (await use_core.ask("c", "how long is the bootcamp?")).answer
     assert "12 weeks" in answer and "2,100" not in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("question", "waits"),
+    [
+        ("Does Northwind depend on Contoso?", "waiting for review"),
+        ("Northwind depende da Contoso?", "aguarda revisão"),
+        ("Зависит ли Northwind от Contoso?", "ждёт проверки"),
+    ],
+)
+async def test_a_no_says_when_the_statement_waits_for_review(
+    use_core: Core, question: str, waits: str
+) -> None:
+    """ "Northwind depends on Contoso" waits for review (Northwind is a company here, and
+    DEPENDS_ON links services), so "Does Northwind depend on Contoso?" answered a bare "No, I
+    have no fact that ...", as if nobody had said it. The no now says a statement waits."""
+    await _tell(use_core, ["Ann works at Northwind", "Northwind depends on Contoso"])
+    assert await use_core.pending("c")
+    answer = (await use_core.ask("c", question)).answer
+    assert waits in answer, answer
+    other = (await use_core.ask("c", "Does Ann work at Contoso?")).answer
+    assert "review" not in other, other
