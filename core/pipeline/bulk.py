@@ -36,11 +36,15 @@ from core.rows import Extraction, new_id
 
 log = logging.getLogger(__name__)
 
-EMBED_CHUNK = 32
-# embedding calls in flight at once: an embedder whose calls may overlap (core/embedding/use.py)
-# then uses both cores of a 2-core machine (USE: 0.58 -> 0.37 ms per text, measured); one that
-# serialises its calls (fastembed's tokenizer keeps state) just queues them
-EMBED_WORKERS = 2
+# embedding calls in flight at once, of EMBED_CHUNK texts each. Two calls at once embed faster
+# alone (USE: 0.58 -> 0.37 ms per text on 2 cores), but an import also writes on the chat's
+# store thread while it embeds the next batch (bot.cli keeps one batch ahead): with two calls
+# three busy threads shared two cores, and one call at a time was faster overall. 10,000 facts
+# (bench.bulk's file, `python -m bot ingest`, wall with start-up, two runs each, alternated,
+# 2026-12-03): 2 calls of 32 texts 17.2-17.6 s; 1 call of 32 16.2-16.5 s, of 64 15.6 s, of 128
+# 15.7-16.0 s, of 256 15.4 s. 10,000 chat messages (little to embed): 24.3 -> 23.6 s.
+EMBED_CHUNK = 256
+EMBED_WORKERS = 1
 # lines between releases of the chat's shard (a checkpoint and a new connection, which free
 # what Kùzu holds for a batch's writes; a checkpoint costs ~0.1-0.3 s). Measured in one process,
 # 4,096 facts: released every 256 lines peak RSS 573 MB and 494 MB after, every 2,048 lines
