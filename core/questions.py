@@ -116,8 +116,9 @@ def declarative(question: str, surface_forms: Iterable[str]) -> str:
 
 # A question that points back to the one its asker asked just before: a pronoun for what was
 # asked about, or "and" first ("do you have parking?" - "how much is it?", "e isso?", "а это
-# сколько?"). Alone it names nothing: "how much is it?" found nothing, and "precisa reservar
-# antes?" after a question about the transfer quoted the cancellation rule.
+# сколько?"). Alone it names nothing: "how much is it?" found nothing. A question without
+# such a cue asks on its own ("precisa reservar antes?" after a question about the transfer
+# still quotes the cancellation rule).
 _POINTS_BACK = frozenset(
     """it that this them those isso isto aquilo ele ela eles elas это этого этом оно он она
     они его её их""".split()
