@@ -15,7 +15,10 @@ The README quotes the held-out figure; tuning looked only at the tuning split.
 
 `--set velo` runs a second company written later by someone who did not see the bot's code or
 answers (tests/fixtures/answers2: a bike rental in Lisbon, 58 team messages, 60 questions,
-45 of them asked in another language than the answer was told in), same scoring.
+45 of them asked in another language than the answer was told in), same scoring. `--set
+patinhas` a third, written the same way on 2026-12-03 (tests/fixtures/answers3: a pet-sitting
+service in Porto, 57 team messages, 60 questions, 46 of them cross-language, and 30 questions
+no message answers); nothing was tuned on it when it was added.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ CHAT = "lumio-clients"
 SETS = {  # name -> (knowledge base, questions), under tests/fixtures
     "lumio": ("answers_kb.jsonl", "answers_questions.jsonl"),
     "velo": ("answers2/kb.jsonl", "answers2/questions.jsonl"),
+    "patinhas": ("answers3/kb.jsonl", "answers3/questions.jsonl"),
 }
 # questions each knowledge base does not answer (match "none"): right = the answer says so,
 # quoting no message and stating no fact, in the question's language
