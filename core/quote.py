@@ -51,6 +51,14 @@ RANK_WEIGHT = 1.0  # the best-ranked message's bonus; later ones get less
 # fewer content words than this is chit-chat (as evidence ranking counts it, RecallConfig
 # .min_tokens): "?" was answered by quoting "ok", whose meaning is near any short message
 CHITCHAT_TOKENS = 3
+# a greeting that opens a sentence ("Bom dia equipa!"): with fewer than CHITCHAT_TOKENS words
+# after it, the sentence answers only a question all of whose asked words it holds ("vocês têm
+# veterinário na equipa?" quoted "Bom dia equipa!" through "equipa")
+_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|morning|bom dia|boa tarde|"
+    r"boa noite|olá|ola|oi|привет|здравствуйте|доброе утро|добрый (?:день|вечер))\b",
+    re.IGNORECASE,
+)
 MIN_WORDS = 5  # a shorter sentence ("PayPal ainda não.") is quoted with the one before it
 # names the question writes capitalised inside a sentence ("Lumio Billing", "SSO"): a
 # sentence that holds one whole is about it; one that holds only "Lumio" is not
@@ -64,18 +72,19 @@ _ABBREVIATION = re.compile(
 )
 _DIGIT = re.compile(r"\d")
 # verbs and fillers every question has ("tem", "есть", "can"), and the chat's way of
-# addressing the team ("r u guys on prem?"): they match any message, or none
+# addressing the team ("r u guys on prem?") or naming the company itself ("who is the owner
+# of the company?" is answered by "sou a dona"): they match any message, or none
 _FILLER = frozenset(
     key_tokens(
         "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
-        "estar são guys folks pessoal gente ребята fazer делать"
+        "estar são guys folks pessoal gente ребята fazer делать company empresa компания"
     )
 )
 # the words that ask only for a number: a sentence with a number in it holds them ("how
 # much is a flexible desk?" is asked by "a mesa flexível custa 120 euros")
 _HOW_MUCH = frozenset(
     key_tokens(
-        "how much many price cost quanto quanta quantos quantas custa preço preco valor "
+        "how much many price cost quanto quanta quantos quantas qto qnto custa preço preco valor "
         "сколько стоит цена стоимость"
     )
 )
@@ -313,6 +322,11 @@ def pick_quote(
                 continue  # a question (someone else's, overheard in a group) answers nothing
             key = " ".join(key_tokens(sentence))
             held = set(index_tokens(sentence))
+            greeting = _GREETING.match(sentence)
+            if greeting and len(index_tokens(sentence[greeting.end() :])) < CHITCHAT_TOKENS:
+                held_all = bool(asked) and asked <= held | equivalents(held)
+                if not held_all:
+                    continue  # "Bom dia equipa!" answers nothing about the team
             if len(held) < CHITCHAT_TOKENS and not found & held and not sentence.endswith(":"):
                 continue  # "hi", "ok": chit-chat answers only what it shares a word with
             words = sum(max(idf(t), MIN_IDF) for t in found & held)

@@ -76,6 +76,7 @@ week weeks | semana semanas | неделя недели недель
 book booking appointment | agendar agendamento marcar | записаться запись записать
 reservation reserve | reserva reservar | бронь бронирование забронировать
 late | atraso atrasado atrasar | опоздание опоздать опаздывать
+owner | dono dona proprietário proprietária | владелец владелица хозяин хозяйка
 """
 
 
