@@ -4,19 +4,17 @@ on the code before its fix."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from bench.answers import tell_knowledge_base
 from core.ports import Embedder
 from core.service import Core
 from core.store.pool import StorePool
 from ontology import Ontology
 from tests.doubles import ManualClock
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 GUESTHOUSE = [
     "Check-in from 3 pm to 10 pm, check-out until 11 am.",
@@ -33,6 +31,12 @@ async def _tell(core: Core, texts: list[str], chat: str = "c") -> None:
         await core.remember(chat, author="Marta", text=text, ts=day + timedelta(minutes=i))
 
 
+async def _answer(core: Core, texts: list[str], question: str) -> str:
+    """The answer to the question in a chat told the texts."""
+    await _tell(core, texts)
+    return (await core.ask("c", question)).answer
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -47,8 +51,7 @@ async def test_a_month_or_weekday_is_no_name_the_chat_never_mentioned(
 ) -> None:
     """ "December" is capitalised and no message writes it, so the question was answered "I
     have nothing about double room in December, December": a date is when, not what."""
-    await _tell(use_core, GUESTHOUSE)
-    answer = (await use_core.ask("c", question)).answer
+    answer = await _answer(use_core, GUESTHOUSE, question)
     assert "85" in answer, answer
 
 
@@ -68,8 +71,7 @@ async def test_how_long_is_answered_by_the_sentence_with_the_duration(
     """ "how long is the bootcamp?" quoted "No prior coding experience is needed for the
     bootcamp" (0.39 from the question with USE, the answer 0.30): "long" was an asked word no
     sentence holds, where a number holds it as it holds "how much"."""
-    await _tell(use_core, SCHOOL)
-    answer = (await use_core.ask("c", question)).answer
+    answer = await _answer(use_core, SCHOOL, question)
     assert "12 weeks" in answer, answer
 
 
@@ -93,8 +95,7 @@ async def test_a_sentence_near_in_meaning_answers_with_no_word_in_common(
     """A sentence three quarters of the way from two topics' distance to one topic's (0.27 to
     0.30 from these questions with USE) is quoted on its meaning alone; it needed a whole
     topic's closeness, so these found nothing."""
-    await _tell(use_core, texts)
-    answer = (await use_core.ask("c", question)).answer
+    answer = await _answer(use_core, texts, question)
     assert expected in answer, answer
 
 
@@ -121,8 +122,7 @@ async def test_a_name_the_chat_never_mentions_is_said_and_the_nearest_sentence_s
     """The answer was only "I have nothing about France": the client did not learn where
     the shop does ship. It still says that first, then the sentence holding the rest of
     what the question asks."""
-    await _tell(use_core, texts)
-    answer = (await use_core.ask("c", question)).answer
+    answer = await _answer(use_core, texts, question)
     lines = answer.splitlines()
     assert unknown in lines[0] and nearest not in lines[0], answer
     assert nearest in lines[1], answer
@@ -132,8 +132,11 @@ async def test_a_name_the_chat_never_mentions_shows_no_sentence_that_misses_the_
     use_core: Core,
 ) -> None:
     """Nothing holds the rest of the question ("gift"): no sentence is shown."""
-    await _tell(use_core, ["We ship to Portugal and Spain only, 3 to 5 days."])
-    answer = (await use_core.ask("c", "do you sell Amazon gift cards?")).answer
+    answer = await _answer(
+        use_core,
+        ["We ship to Portugal and Spain only, 3 to 5 days."],
+        "do you sell Amazon gift cards?",
+    )
     assert "Portugal" not in answer, answer
 
 
@@ -189,8 +192,7 @@ async def test_where_the_company_is_is_answered_by_the_sentence_with_its_address
     """ "where are you located?" found nothing: the address was written in another language
     and shares no word with the question (0.08 with USE). A sentence with a street and a
     number holds what an address question asks."""
-    await _tell(use_core, texts)
-    answer = (await use_core.ask("c", question)).answer
+    answer = await _answer(use_core, texts, question)
     assert expected in answer, answer
 
 
@@ -233,16 +235,16 @@ async def test_booking_and_being_late_are_asked_in_other_words_than_the_team_wro
     """ "как записаться?" (how do I book?) answered "I have nothing about «записаться»": the
     team wrote "запись" (a booking), another word to the index and 0.20 from the question with
     USE. Booking and being late are everyday equivalents now."""
-    await _tell(use_core, SALON)
-    answer = (await use_core.ask("c", question)).answer
+    answer = await _answer(use_core, SALON, question)
     assert expected in answer, answer
 
 
 async def test_a_verb_alone_is_never_said_back_as_something_unknown(use_core: Core) -> None:
     """ "во сколько вы закрываетесь?" answered "I have nothing about «закрываетесь»" (are you
     closing): the one word left of a question is said back only when it names a thing."""
-    await _tell(use_core, ["маникюр с покрытием 2200, без покрытия 1200"])
-    answer = (await use_core.ask("c", "во сколько вы закрываетесь?")).answer
+    answer = await _answer(
+        use_core, ["маникюр с покрытием 2200, без покрытия 1200"], "во сколько вы закрываетесь?"
+    )
     assert "закрываетесь" not in answer, answer
 
 
@@ -299,8 +301,7 @@ async def test_how_long_shows_no_later_price_under_the_duration(use_core: Core) 
     "Later: the Data Science Bootcamp now costs $2,100": an update of the price, not of what
     was asked. A duration question is held by a sentence with a unit of time."""
     later = "Update: the Data Science Bootcamp now costs $2,100 from the January cohort."
-    await _tell(use_core, [*SCHOOL, later])
-    answer = (await use_core.ask("c", "how long is the bootcamp?")).answer
+    answer = await _answer(use_core, [*SCHOOL, later], "how long is the bootcamp?")
     assert "12 weeks" in answer and "2,100" not in answer, answer
 
 
@@ -344,23 +345,14 @@ async def test_who_owns_the_company_is_asked_in_other_words_than_the_team_wrote(
     """ "sou a dona" (I am the owner) is far from "who is the owner of the company?" by
     meaning (under 0.18 with USE); owner is an everyday equivalent now, and "company" in a
     question to a company's bot is the company itself, no word a sentence must hold."""
-    await _tell(use_core, PETS)
-    answer = (await use_core.ask("c", question)).answer
+    answer = await _answer(use_core, PETS, question)
     assert "sou a dona" in answer, answer
-
-
-async def _tell_patinhas(core: Core) -> None:
-    """The third blind company's team chat (bench.answers --set patinhas)."""
-    for line in (FIXTURES / "answers3" / "kb.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        ts = datetime.fromisoformat(row["ts"])
-        await core.remember("c", author=row["author"], text=row["text"], ts=ts)
 
 
 async def test_a_greeting_is_not_quoted_for_the_word_it_shares(use_core: Core) -> None:
     """ "vocês têm veterinário na equipa?" quoted "Bom dia equipa!" through "equipa" (a
     question of the blind company's tuning part)."""
-    await _tell_patinhas(use_core)
+    await tell_knowledge_base(use_core, "c", "patinhas")  # bench.answers --set patinhas
     answer = (await use_core.ask("c", "vocês têm veterinário na equipa?")).answer
     assert "Bom dia" not in answer, answer
 
@@ -368,6 +360,6 @@ async def test_a_greeting_is_not_quoted_for_the_word_it_shares(use_core: Core) -
 async def test_qto_is_how_much(use_core: Core) -> None:
     """ "qto é a hospedagem do cão por noite" (qto: quanto) quoted a sentence without a price
     (a question of the blind company's tuning part)."""
-    await _tell_patinhas(use_core)
+    await tell_knowledge_base(use_core, "c", "patinhas")  # bench.answers --set patinhas
     answer = (await use_core.ask("c", "qto é a hospedagem do cão por noite")).answer
     assert "35 €" in answer, answer
