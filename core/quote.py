@@ -322,17 +322,17 @@ def pick_quote(
                 continue  # a question (someone else's, overheard in a group) answers nothing
             key = " ".join(key_tokens(sentence))
             held = set(index_tokens(sentence))
+            meant = held | equivalents(held)  # what it says, in any of the three languages
             greeting = _GREETING.match(sentence)
-            if greeting and len(index_tokens(sentence[greeting.end() :])) < CHITCHAT_TOKENS:
-                held_all = bool(asked) and asked <= held | equivalents(held)
-                if not held_all:
-                    continue  # "Bom dia equipa!" answers nothing about the team
+            short = greeting and len(index_tokens(sentence[greeting.end() :])) < CHITCHAT_TOKENS
+            if short and not (asked and asked <= meant):
+                continue  # "Bom dia equipa!" answers nothing about the team
             if len(held) < CHITCHAT_TOKENS and not found & held and not sentence.endswith(":"):
                 continue  # "hi", "ok": chit-chat answers only what it shares a word with
             words = sum(max(idf(t), MIN_IDF) for t in found & held)
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities
-            said = held | equivalents(held) | {translates[w] for w in held if w in translates}
+            said = meant | {translates[w] for w in held if w in translates}
             number = bool(_DIGIT.search(sentence))
             wanted = (
                 (number or not amount)
