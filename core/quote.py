@@ -25,6 +25,7 @@ as close as two messages of one topic (`same`) may be quoted though it shares no
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
@@ -36,6 +37,8 @@ import numpy.typing as npt
 from core.language import is_time_word, key_tokens, lemma, name_key, written_tokens
 from core.recall import Hit, index_tokens
 from core.vocabulary import equivalents
+
+log = logging.getLogger(__name__)
 
 MAX_QUOTE_CHARS = 300
 # how an evidence message that a later one replaced is marked for a model (core/llm/prompts.py)
@@ -130,6 +133,35 @@ _ADDRESS = re.compile(
 )
 
 
+# "whats your whatsapp", "qual o email de vocês?", "как с вами связаться?": a phone number or an
+# e-mail address, held by a sentence that writes one, in whatever language ("whats your
+# whatsapp" quoted "É só agendar comigo pelo WhatsApp" over "WhatsApp для клиентов: +995 555
+# 12 34 87", bench.answers --set lingva, tuning part). "number" is left out: it asks for a
+# quantity as often as for a phone.
+_PHONE_ASKED = frozenset(
+    key_tokens("phone telephone whatsapp zap call telefone ligar телефон позвонить звонить")
+)
+_EMAIL_ASKED = frozenset(key_tokens("email e-mail почта емейл имейл"))
+_CONTACT_ASKED = frozenset(key_tokens("contact contato contacto связаться контакт"))
+_PHONE = re.compile(r"\+?\d[\d ()-]{6,}\d")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_CONTACT_WORDS = "phone telefone телефон whatsapp email e-mail почта"
+
+
+def asks_contact(question: str) -> re.Pattern[str] | None:
+    """What writes the contact the question asks for: an e-mail address, a phone number, or
+    either (None: it asks for none)."""
+    toks = set(key_tokens(question)) - {"e"}
+    email, phone = bool(_EMAIL_ASKED & toks), bool(_PHONE_ASKED & toks)
+    if email and not phone:
+        return _EMAIL
+    if phone and not email:
+        return _PHONE
+    if email or phone or _CONTACT_ASKED & toks:
+        return re.compile(f"{_PHONE.pattern}|{_EMAIL.pattern}")
+    return None
+
+
 def asks_address(question: str) -> bool:
     """Whether the question asks where the company is (or its address)."""
     toks = set(key_tokens(question))
@@ -140,7 +172,9 @@ def recall_query(question: str) -> str:
     """The question as the word index searches it: an address question also looks for the
     words that write an address, in every language (the message that holds it shares no word
     with "where are you located?")."""
-    return f"{question} {_ADDRESS_WORDS}" if asks_address(question) else question
+    if asks_address(question):
+        return f"{question} {_ADDRESS_WORDS}"
+    return f"{question} {_CONTACT_WORDS}" if asks_contact(question) else question
 
 
 @dataclass(frozen=True)
@@ -273,18 +307,22 @@ def pick_quote(
         asked -= _HOW_MUCH | _HOW_LONG
     duration = bool(own & _HOW_LONG)
     place = asks_address(question)
+    contact = None if place else asks_contact(question)
+    if contact is not None:  # held by a phone number or an e-mail address
+        asked -= _PHONE_ASKED | _EMAIL_ASKED | _CONTACT_ASKED | _YOU_PLACE | {"e"}
     if place:  # held by an address
         asked -= _WHERE | _YOU_PLACE | _ADDRESS_ASKED
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     taken = {h.id for h in candidates}
     candidates += [h for h in nearest if h.id not in outdated and h.id not in taken]
-    if place:  # the message with the address may rank below the first few
+    written_by = _ADDRESS if place else contact
+    if written_by is not None:  # the message that writes it may rank below the first few
         taken = {h.id for h in candidates}
         candidates += [
             h
             for h in hits
-            if h.id not in taken and h.id not in outdated and _ADDRESS.search(h.text)
+            if h.id not in taken and h.id not in outdated and written_by.search(h.text)
         ]
     top = max((h.score for h in candidates), default=0.0) or 1.0
     cosines: dict[str, float] = {}
@@ -333,13 +371,22 @@ def pick_quote(
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities
             said = meant | {translates[w] for w in held if w in translates}
-            number = bool(_DIGIT.search(sentence))
+            shown = sentence
+            if sentence.endswith(":") and i + 1 < len(parts):
+                shown = f"{sentence} {parts[i + 1]}"  # a lead-in says nothing alone
+            elif i and len(sentence.split()) < MIN_WORDS:
+                shown = f"{parts[i - 1]} {sentence}"
+            # what the quote shows holds the number, address or contact: "WhatsApp для
+            # клиентов:" is quoted with the number that follows it
+            lead = shown if sentence.endswith(":") else sentence
+            number = bool(_DIGIT.search(lead))
             wanted = (
                 (number or not amount)
                 and (not duration or bool(_TIME_UNITS & held))
-                and (not place or bool(_ADDRESS.search(sentence)))
+                and (not place or bool(_ADDRESS.search(lead)))
+                and (contact is None or bool(contact.search(lead)))
             )
-            holds_asked = (bool(asked) or place) and asked <= said and wanted
+            holds_asked = (bool(asked) or place or contact is not None) and asked <= said and wanted
             near = 0.0
             if meaning is not None:
                 cos = cosines[sentence]
@@ -360,12 +407,16 @@ def pick_quote(
             if amount and number:
                 score += AMOUNT_WEIGHT
             score += RANK_WEIGHT * h.score / top
-            shown = sentence
-            if sentence.endswith(":") and i + 1 < len(parts):
-                shown = f"{sentence} {parts[i + 1]}"  # a lead-in says nothing alone
-            elif i and len(sentence.split()) < MIN_WORDS:
-                shown = f"{parts[i - 1]} {sentence}"
             quote = Quote(h.id, h.author, h.ts, _clip(shown), score, holds_asked)
+            if log.isEnabledFor(logging.DEBUG):  # why a sentence won (GRAPHMEM_LOG_LEVEL=DEBUG)
+                log.debug(
+                    "quote candidate %.2f near=%.2f holds_asked=%s %s: %s",
+                    score,
+                    near,
+                    holds_asked,
+                    h.id,
+                    shown,
+                )
             matched = frozenset(asked & said)
             priced = frozenset(own & _HOW_MUCH & said)  # "custa": it says a price
             if wanted:

@@ -363,3 +363,32 @@ async def test_qto_is_how_much(use_core: Core) -> None:
     await tell_knowledge_base(use_core, "c", "patinhas")  # bench.answers --set patinhas
     answer = (await use_core.ask("c", "qto é a hospedagem do cão por noite")).answer
     assert "35 €" in answer, answer
+
+
+BAKERY = [
+    "Bom dia pessoal! Forno novo chegou 🎉",
+    "lembrando: encomendas de bolo só pelo WhatsApp, com 48h de antecedência",
+    "WhatsApp для клиентов: +351 912 777 404. Отвечаем с 8 до 18",
+    "orders by email too: encomendas@padaria-sol.pt, we reply the same day",
+    "the sourdough is 4.50 € a loaf",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("whats your whatsapp", "912 777 404"),
+        ("qual o telefone de vocês?", "912 777 404"),
+        ("какой у вас email?", "encomendas@padaria-sol.pt"),
+        ("como entro em contato por email?", "encomendas@padaria-sol.pt"),
+    ],
+)
+async def test_a_contact_question_is_answered_by_the_sentence_that_writes_the_contact(
+    use_core: Core, question: str, expected: str
+) -> None:
+    """ "whats your whatsapp" quoted "É só agendar comigo pelo WhatsApp" (the same word, more
+    alike) over the Russian line with the number (bench.answers --set lingva). A phone or
+    e-mail question is held by a sentence that writes one, a lead-in ("WhatsApp для
+    клиентов:") with the number it leads to."""
+    answer = await _answer(use_core, BAKERY, question)
+    assert expected in answer, answer
