@@ -34,6 +34,17 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
+from core.asked import (
+    ADDRESS,
+    ADDRESS_ASKED,
+    CONTACT_ASKED,
+    EMAIL_ASKED,
+    PHONE_ASKED,
+    WHERE,
+    YOU_PLACE,
+    asks_address,
+    asks_contact,
+)
 from core.language import is_time_word, key_tokens, lemma, name_key, written_tokens
 from core.recall import Hit, index_tokens
 from core.vocabulary import equivalents
@@ -110,71 +121,6 @@ _AMOUNT = (
     | _HOW_LONG
     | frozenset(key_tokens("limit size big fast limite tamanho prazo лимит размер срок"))
 )
-
-# "where are you located?", "onde vocês ficam?", "ваш адрес?": the company's address, held by a
-# sentence with a street and a number ("na Rua das Flores 88", "ул. Лесная 12"), in whatever
-# language it was written (USE puts "where are you located?" 0.08 from "Endereço: Rua Augusta
-# 1500", under any floor). A "where" question about someone else ("where does Monty live?")
-# asks no address.
-_WHERE = frozenset(key_tokens("where onde где"))
-_YOU_PLACE = frozenset(
-    key_tokens(
-        "you your locate location vocês você voces vc seu sua fica ficam localizado localização "
-        "вы вас ваш ваша находиться располагаться"
-    )
-)
-_ADDRESS_WORDS = "address endereço адрес street st rua av avenida улица ул проспект"
-_ADDRESS_ASKED = frozenset(key_tokens("address endereço адрес"))
-_ADDRESS = re.compile(
-    r"(?i:\b(?:rua|r\.|av\.|avenida|alameda|travessa|praça|largo|estrada|street|st\.|avenue|"
-    r"ave\.|road|rd\.|boulevard|blvd\.?|lane|ул\.|улица|пр\.|просп\.|проспект|пер\.|переулок|"
-    r"наб\.|набережная|шоссе|бульвар|площадь)\s[^\n]{0,40}?\d)"
-    r"|\b\d+[a-z]?\s+(?:[A-Z]\w+\s+){1,3}(?i:street|st\.?|road|rd\.?|avenue|ave\.?)\b"
-)
-
-
-# "whats your whatsapp", "qual o email de vocês?", "как с вами связаться?": a phone number or an
-# e-mail address, held by a sentence that writes one, in whatever language ("whats your
-# whatsapp" quoted "É só agendar comigo pelo WhatsApp" over "WhatsApp для клиентов: +995 555
-# 12 34 87", bench.answers --set lingva, tuning part). "number" is left out: it asks for a
-# quantity as often as for a phone.
-_PHONE_ASKED = frozenset(
-    key_tokens("phone telephone whatsapp zap call telefone ligar телефон позвонить звонить")
-)
-_EMAIL_ASKED = frozenset(key_tokens("email e-mail почта емейл имейл"))
-_CONTACT_ASKED = frozenset(key_tokens("contact contato contacto связаться контакт"))
-_PHONE = re.compile(r"\+?\d[\d ()-]{6,}\d")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_CONTACT_WORDS = "phone telefone телефон whatsapp email e-mail почта"
-
-
-def asks_contact(question: str) -> re.Pattern[str] | None:
-    """What writes the contact the question asks for: an e-mail address, a phone number, or
-    either (None: it asks for none)."""
-    toks = set(key_tokens(question)) - {"e"}
-    email, phone = bool(_EMAIL_ASKED & toks), bool(_PHONE_ASKED & toks)
-    if email and not phone:
-        return _EMAIL
-    if phone and not email:
-        return _PHONE
-    if email or phone or _CONTACT_ASKED & toks:
-        return re.compile(f"{_PHONE.pattern}|{_EMAIL.pattern}")
-    return None
-
-
-def asks_address(question: str) -> bool:
-    """Whether the question asks where the company is (or its address)."""
-    toks = set(key_tokens(question))
-    return bool(_ADDRESS_ASKED & toks) or bool(_WHERE & toks and _YOU_PLACE & toks)
-
-
-def recall_query(question: str) -> str:
-    """The question as the word index searches it: an address question also looks for the
-    words that write an address, in every language (the message that holds it shares no word
-    with "where are you located?")."""
-    if asks_address(question):
-        return f"{question} {_ADDRESS_WORDS}"
-    return f"{question} {_CONTACT_WORDS}" if asks_contact(question) else question
 
 
 @dataclass(frozen=True)
@@ -309,14 +255,14 @@ def pick_quote(
     place = asks_address(question)
     contact = None if place else asks_contact(question)
     if contact is not None:  # held by a phone number or an e-mail address
-        asked -= _PHONE_ASKED | _EMAIL_ASKED | _CONTACT_ASKED | _YOU_PLACE | {"e"}
+        asked -= PHONE_ASKED | EMAIL_ASKED | CONTACT_ASKED | YOU_PLACE | {"e"}
     if place:  # held by an address
-        asked -= _WHERE | _YOU_PLACE | _ADDRESS_ASKED
+        asked -= WHERE | YOU_PLACE | ADDRESS_ASKED
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     taken = {h.id for h in candidates}
     candidates += [h for h in nearest if h.id not in outdated and h.id not in taken]
-    written_by = _ADDRESS if place else contact
+    written_by = ADDRESS if place else contact
     if written_by is not None:  # the message that writes it may rank below the first few
         taken = {h.id for h in candidates}
         candidates += [
@@ -383,7 +329,7 @@ def pick_quote(
             wanted = (
                 (number or not amount)
                 and (not duration or bool(_TIME_UNITS & held))
-                and (not place or bool(_ADDRESS.search(lead)))
+                and (not place or bool(ADDRESS.search(lead)))
                 and (contact is None or bool(contact.search(lead)))
             )
             holds_asked = (bool(asked) or place or contact is not None) and asked <= said and wanted
@@ -409,13 +355,13 @@ def pick_quote(
             score += RANK_WEIGHT * h.score / top
             quote = Quote(h.id, h.author, h.ts, _clip(shown), score, holds_asked)
             if log.isEnabledFor(logging.DEBUG):  # why a sentence won (GRAPHMEM_LOG_LEVEL=DEBUG)
-                log.debug(
-                    "quote candidate %.2f near=%.2f holds_asked=%s %s: %s",
+                log.debug(  # ids, not the chat's words
+                    "quote candidate %.2f near=%.2f holds_asked=%s %s sentence %d",
                     score,
                     near,
                     holds_asked,
                     h.id,
-                    shown,
+                    i,
                 )
             matched = frozenset(asked & said)
             priced = frozenset(own & _HOW_MUCH & said)  # "custa": it says a price

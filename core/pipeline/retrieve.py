@@ -12,6 +12,7 @@ from functools import partial
 import numpy as np
 
 from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
+from core.asked import recall_query
 from core.langid import LANGUAGES, detect_language
 from core.language import (
     QUESTION_WORDS,
@@ -39,7 +40,7 @@ from core.pipeline.select import (
 )
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
-from core.quote import REPLACED, Meaning, Quote, pick_quote, recall_query
+from core.quote import REPLACED, Meaning, Quote, pick_quote
 from core.recall import Hit, index_tokens, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.retrieval import (
