@@ -172,6 +172,28 @@ def _word_keys(word: str) -> tuple[str, str, str, str]:
     return exact, " ".join(lemmas), " ".join(s for s in sounds if s), spelled
 
 
+# A word (not a name) matched across scripts by its sound needs this many letters: loanwords
+# ("apostille" / "апостиль", "manicure" / "маникюр") are long, short words sound alike by chance
+MIN_SOUND_WORD = 5
+
+
+@lru_cache(maxsize=65536)
+def sound_term(word: str, *, other: bool = False) -> str | None:
+    """A word's script and consonant skeleton ("apostille" -> "latn:pstl", "апостиль" ->
+    "cyrl:pstl"); with `other`, the term the same sound has in the other script, what a word
+    is searched by across scripts. None for a word too short or in neither script."""
+    folded = _fold(word).replace("ё", "е")
+    kind = script(folded)
+    if not kind or len(folded) < MIN_SOUND_WORD:
+        return None
+    skeleton = _word_skeleton(folded)
+    if len(skeleton) < MIN_SOUND_CONSONANTS or not skeleton.isalpha():
+        return None
+    if other:
+        kind = "latn" if kind == "cyrl" else "cyrl"
+    return f"{kind}:{skeleton}"
+
+
 def fold(text: str) -> str:
     """Case, ё and Latin diacritics folded ("Terrário" -> "terrario")."""
     return _fold(text)

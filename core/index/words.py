@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from core.identity import sound_term
 from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, name_key
 
 Vector = npt.NDArray[np.float32]
@@ -52,6 +53,13 @@ def index_tokens(text: str) -> list[str]:
         for t in key_tokens(text)
         if t not in STOPWORDS and t not in QUESTION_WORDS and (len(t) > 1 or t.isdigit())
     ]
+
+
+def _sounds(toks: list[str]) -> list[str]:
+    """The postings a message's words also get by their sound, so that a question in another
+    script finds a loanword ("do you do apostille?" against "Апостиль мы сами не ставим",
+    which shares no token with it and was not among the evidence)."""
+    return [f"~{term}" for t in toks if (term := sound_term(t)) is not None]
 
 
 def _words_key(toks: list[str], text: str) -> str:
@@ -107,7 +115,7 @@ class MessageIndex:
         self._lengths.append(len(toks))
         self._same.append(self._texts.setdefault(_words_key(toks, text), row))
         self._total += len(toks)
-        self._post(row, toks)
+        self._post(row, toks + _sounds(toks))
 
     def retext(self, message_id: str, text: str) -> None:
         """An edited message: its words and text become the new ones (row, author and time
@@ -115,7 +123,8 @@ class MessageIndex:
         row = self.row_of.get(message_id)
         if row is None:
             return
-        for tok in set(index_tokens(self.texts[row])):
+        old_toks = index_tokens(self.texts[row])
+        for tok in set(old_toks + _sounds(old_toks)):
             rows, tfs = self._postings[tok]
             at = rows.index(row)
             del rows[at], tfs[at]
@@ -136,7 +145,7 @@ class MessageIndex:
         self._same[row] = self._texts.setdefault(_words_key(toks, text), row)
         self.texts[row] = text
         self._arrays = None
-        self._post(row, toks)
+        self._post(row, toks + _sounds(toks))
 
     def _post(self, row: int, toks: list[str]) -> None:
         """The row's postings: each token with its count in the row."""
@@ -203,7 +212,10 @@ class MessageIndex:
     ) -> npt.NDArray[np.float32] | None:
         """BM25 of every row (None when no query term is indexed)."""
         n = len(self.ids)
-        terms = list(dict.fromkeys(index_tokens(query)))
+        words = index_tokens(query)
+        # each word also by its sound in the other script (_sounds)
+        sounds = [f"~{term}" for t in words if (term := sound_term(t, other=True)) is not None]
+        terms = list(dict.fromkeys(words + sounds))
         if not n or not terms:
             return None
         _, lengths = self.arrays()

@@ -13,6 +13,7 @@ import numpy as np
 
 from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
 from core.asked import recall_query
+from core.identity import sound_term
 from core.langid import LANGUAGES, detect_language
 from core.language import (
     QUESTION_WORDS,
@@ -411,11 +412,18 @@ class Retriever(Stage):
         m_vecs = (vecs[a:b], vecs[b + a :])
         sims = np.max([m @ q.T for m in m_vecs for q in q_vecs], axis=0)
         best = sims.argmax(axis=1)
-        return {
+        out = {
             theirs[w]: mine[int(j)]
             for w, j, row in zip(forms, best, sims, strict=True)
             if row[j] >= SAME_CONCEPT
         }
+        # and a loanword in the other script by its sound ("apostille" / "апостиль"), which
+        # the word index found it by (core/index/words.py)
+        sounds = {t: w for w in mine if (t := sound_term(w.lower(), other=True)) is not None}
+        for w, key in theirs.items():
+            if key not in out and (t := sound_term(w.lower())) in sounds:
+                out[key] = sounds[t]
+        return out
 
     @staticmethod
     def _homonym(store: GraphStore, question: str) -> bool:

@@ -392,3 +392,20 @@ async def test_a_contact_question_is_answered_by_the_sentence_that_writes_the_co
     клиентов:") with the number it leads to."""
     answer = await _answer(use_core, BAKERY, question)
     assert expected in answer, answer
+
+
+async def test_a_loanword_in_the_other_script_is_found_and_quoted(use_core: Core) -> None:
+    """ "do you do apostille?" was answered "I have nothing about apostille": the message says
+    "апостиль", no token in common, and its vector was not among the nearest. The word index
+    also posts words by their sound across scripts, and the quote's word bridge counts it."""
+    answer = await _answer(
+        use_core,
+        [
+            "Доброе утро! Кофе закончился",
+            "Апостиль на дипломы ставим за 3 рабочих дня, 120 лари",
+            "письменный перевод 25 лари за страницу",
+            "parking is free behind the building",
+        ],
+        "how much is the apostille?",
+    )
+    assert "120 лари" in answer, answer

@@ -113,6 +113,27 @@ def test_bm25_matches_inflected_forms() -> None:
     assert index.bm25("what about the weather", 5) == []
 
 
+def test_bm25_finds_a_loanword_written_in_the_other_script() -> None:
+    """ "do you do apostille?" shares no token with "Апостиль мы сами не ставим": the words are
+    also posted by their sound, searched from the other script only, and only when long."""
+    t = NOW - timedelta(days=1)
+    index, _ = _index(
+        [
+            ("a", "Апостиль мы сами не ставим, это в Доме юстиции", t),
+            ("b", "маникюр с покрытием 2200", t),
+            ("c", "a pastel painting for the lobby", t),  # "pastel" sounds like "apostille"
+            ("d", "the apostille takes one day", t),
+        ]
+    )
+    assert [index.ids[r] for r in index.bm25("do you do apostille?", 5)][:2] == ["m3", "m0"]
+    assert [index.ids[r] for r in index.bm25("how much is a manicure?", 5)] == ["m1"]
+    found = [index.ids[r] for r in index.bm25("сколько стоит апостиль?", 5)]
+    assert found[0] == "m0" and {"m2", "m3"} <= set(found)  # by its token, and by sound
+    assert 3 not in index.bm25("a pastel", 5)  # in the same script, by its token only
+    index.retext("m0", "справки делаем за один день")  # the sound goes with the words
+    assert "m0" not in [index.ids[r] for r in index.bm25("do you do apostille?", 5)]
+
+
 def test_period_ranks_first_and_neighbours_join() -> None:
     day = timedelta(days=1)
     rows = [("ana", f"decision number {i}", NOW - (40 - i) * day) for i in range(40)]
