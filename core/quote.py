@@ -98,8 +98,8 @@ _FILLER = frozenset(
 # much is a flexible desk?" is asked by "a mesa flexível custa 120 euros")
 _HOW_MUCH = frozenset(
     key_tokens(
-        "how much many price cost quanto quanta quantos quantas qto qnto custa preço preco valor "
-        "сколько стоит цена стоимость"
+        "how much many price cost quanto quanta quantos quantas qto qnto custa custo preço preco "
+        "valor сколько стоит цена стоимость доплата"
     )
 )
 # "how long", "quanto tempo": a duration, held by a number as a price is ("how long is the

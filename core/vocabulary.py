@@ -77,6 +77,9 @@ book booking appointment | agendar agendamento marcar | записаться з�
 reservation reserve | reserva reservar | бронь бронирование забронировать
 late | atraso atrasado atrasar | опоздание опоздать опаздывать
 owner | dono dona proprietário proprietária | владелец владелица хозяин хозяйка
+night nights evening nightly | noite noites noturno noturna | ночь ночи ночной вечер вечерний
+surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
+vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
 """
 
 

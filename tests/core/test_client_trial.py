@@ -409,3 +409,29 @@ async def test_a_loanword_in_the_other_script_is_found_and_quoted(use_core: Core
         "how much is the apostille?",
     )
     assert "120 лари" in answer, answer
+
+
+GYM = [
+    "Bom dia! O ar condicionado da sala 2 voltou a funcionar",
+    "Mensalidade 45 € com acesso livre das 6h às 21h.",
+    "Treino noturno depois das 21h tem acréscimo de 5 € por sessão.",
+    "Personal trainer: 30 € a hora, marcar na recepção",
+    "Toalhas grátis para todos os sócios",
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is there an extra charge to train at night?",
+        "какая доплата за вечерние тренировки?",
+    ],
+)
+async def test_a_surcharge_at_night_is_found_across_languages(
+    use_core: Core, question: str
+) -> None:
+    """ "вечерние прогулки есть? доплата какая" quoted "Цены на прогулки не меняются" against
+    "Passeio noturno depois das 20h tem acréscimo de 3 €" (bench.answers --set patinhas):
+    night / evening and a surcharge are everyday equivalents, and "доплата" asks an amount."""
+    answer = await _answer(use_core, GYM, question)
+    assert "5 €" in answer, answer
