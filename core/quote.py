@@ -320,7 +320,9 @@ def pick_quote(
             shown = sentence
             if sentence.endswith(":") and i + 1 < len(parts):
                 shown = f"{sentence} {parts[i + 1]}"  # a lead-in says nothing alone
-            elif i and len(sentence.split()) < MIN_WORDS:
+            elif i and (len(sentence.split()) < MIN_WORDS or parts[i - 1].endswith(":")):
+                # and what a lead-in introduces keeps it: "R$ 250 por mês de manutenção" was
+                # quoted without "Aparelho ortodôntico fixo:" before it
                 shown = f"{parts[i - 1]} {sentence}"
             # what the quote shows holds the number, address or contact: "WhatsApp для
             # клиентов:" is quoted with the number that follows it

@@ -149,7 +149,9 @@ async def test_a_message_answers_when_no_fact_does(real_core: Core) -> None:
     )
     answer = await real_core.ask("c", "How much is the Pro plan? We want to buy 20 seats.")
     first = answer.answer.splitlines()[0]
-    assert first.startswith("“the Pro plan is $49 per seat per month.”"), first
+    # with its lead-in, which says what the sentence is about ("Aparelho ortodôntico fixo:
+    # R$ 250 por mês de manutenção" was quoted without the braces)
+    assert first.startswith("“Pricing update for everyone: the Pro plan is $49 per seat"), first
     assert "Ana" in first and "2026-11-02" in first
     assert "no facts" not in answer.answer.lower()
 

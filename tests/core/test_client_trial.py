@@ -435,3 +435,19 @@ async def test_a_surcharge_at_night_is_found_across_languages(
     night / evening and a surcharge are everyday equivalents, and "доплата" asks an amount."""
     answer = await _answer(use_core, GYM, question)
     assert "5 €" in answer, answer
+
+
+DENTAL = [
+    "Bom dia time! Lembrando os preços novos da clínica",
+    "Limpeza dental R$ 180, clareamento R$ 900 (duas sessões)",
+    "Implante unitário a partir de R$ 3.500, parcelamos em até 12x sem juros",
+    "Aparelho ortodôntico fixo: R$ 250 por mês de manutenção",
+    "We don't accept dental insurance plans except Amil and SulAmérica",
+]
+
+
+async def test_what_a_lead_in_introduces_is_quoted_with_it(use_core: Core) -> None:
+    """ "R$ 250 por mês de manutenção" was quoted alone: the client did not see that it is the
+    braces' maintenance ("Aparelho ortodôntico fixo:" before it)."""
+    answer = await _answer(use_core, DENTAL, "e quanto é a manutenção do aparelho?")
+    assert "Aparelho ortodôntico fixo: R$ 250" in answer, answer
