@@ -13,6 +13,7 @@ from bench.answers import tell_knowledge_base
 from core.ports import Embedder
 from core.service import Core
 from core.store.pool import StorePool
+from core.texts import t
 from ontology import Ontology
 from tests.doubles import ManualClock
 
@@ -451,3 +452,29 @@ async def test_what_a_lead_in_introduces_is_quoted_with_it(use_core: Core) -> No
     braces' maintenance ("Aparelho ortodôntico fixo:" before it)."""
     answer = await _answer(use_core, DENTAL, "e quanto é a manutenção do aparelho?")
     assert "Aparelho ortodôntico fixo: R$ 250" in answer, answer
+
+
+CLASSES = [
+    "Aulas de spinning às terças e quintas às 19h, 8 € a aula",
+    "Kids swimming lessons on Saturdays at 9am, 40 € a month",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [
+        ("do you have tennis lessons?", "en"),
+        ("vocês têm aulas de ioga?", "pt"),
+        ("сколько стоят занятия боксом?", "ru"),
+    ],
+)
+async def test_a_thing_no_message_mentions_is_said_to_be_unknown(
+    use_core: Core, question: str, lang: str
+) -> None:
+    """ "do you offer french classes?" quoted the end-of-course certificate (bench.answers
+    --set lingva, questions nothing answers): a word the question asks with that no message
+    holds in any language, with no sentence near the question by meaning, is said back (or
+    nothing is found) before any quote."""
+    answer = await _answer(use_core, [*GYM, *CLASSES], question)
+    lead = t("nothing_about", lang, names="\x00").split("\x00")[0]
+    assert answer == t("nothing_found", lang) or answer.startswith(lead), answer

@@ -1,0 +1,72 @@
+"""What a question names or asks with that the chat never mentions, in any language: the
+answer then says so first ("I have nothing about french"), and shows the nearest sentence
+only after it (core/quote.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence, Set
+
+from core.language import is_time_word, lemma, name_key, names_a_thing, written_tokens
+from core.recall import index_tokens
+from core.vocabulary import equivalents
+
+# names the question writes capitalised inside a sentence ("Lumio Billing", "SSO"): a
+# sentence that holds one whole is about it; one that holds only "Lumio" is not
+NAME = re.compile(r"(?<=\S\s)[A-ZА-ЯЁ][\w-]*(?:\s+[A-ZА-ЯЁ0-9][\w-]*)*|\b[A-ZА-ЯЁ]{2,}\b")
+
+
+def unknown_names(
+    question: str,
+    idf: Callable[[str], float],
+    covered: Set[str],
+    known: Sequence[str] = (),
+    speaker: Callable[[str], bool] = lambda _: False,
+) -> list[str]:
+    """The names the question writes (capitalised inside it: "the Premium plan") that no
+    message of the chat holds, in any of its words, nor translates (`covered`: the question's
+    words a message in another language translates), and that is no one who wrote in it
+    (`speaker`: "When did Rafael start?"). On the tuning parts of the questions no
+    message answers: lumio 0.133 -> 0.400 said it does not know, velo 0.000 -> 0.067, no
+    answerable question lost."""
+    keys = {name_key(k) for k in known}
+    out = []
+    for name in NAME.findall(question):
+        toks = index_tokens(name)
+        if not toks or name_key(name) in keys or speaker(name):
+            continue
+        if all(is_time_word(w) for w in written_tokens(name)):
+            continue  # "a double room in December": when, not what
+        if any(idf(t) > 0 for t in toks) or any(w in covered for w in written_tokens(name)):
+            continue
+        out.append(name)
+    return out
+
+
+# a word after these is a verb ("do you sell gift cards?"): what is asked is the thing
+_BEFORE_VERB = frozenset(
+    "you i we they to can could will would please pode podem posso vocês você vcs вы я мы "
+    "можно".split()
+)
+
+
+def unknown_words(
+    question: str, asked: Set[str], idf: Callable[[str], float], covered: Set[str]
+) -> list[str]:
+    """The question's words that name a thing no message of the chat holds, in any language:
+    not itself, nor an everyday equivalent, nor a word a candidate message translates
+    (`covered`). Short words, numbers, dates and verbs are left out."""
+    words = written_tokens(question)
+    out = []
+    for k, w in enumerate(words):
+        key = lemma(w.lower())
+        if key not in asked or len(w) < 4 or not w.isalpha() or is_time_word(w):
+            continue
+        if idf(key) > 0 or any(idf(e) > 0 for e in equivalents({key})) or w in covered:
+            continue
+        if k and words[k - 1].lower() in _BEFORE_VERB:
+            continue  # "do you sell": a verb
+        if not names_a_thing(w.lower()):
+            continue
+        out.append(w)
+    return out
