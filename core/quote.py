@@ -393,11 +393,11 @@ def pick_quote(
         and cosines[best_sentence]
         < meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross)
     ):
-        words = unknown_words(question, asked, idf, covered)
-        if words:
+        absent = unknown_words(question, asked, idf, covered)
+        if absent:
             if unknown is not None:
-                unknown.extend(words)
-            return replace(best, lacks=tuple(words))
+                unknown.extend(absent)
+            return replace(best, lacks=tuple(absent))
     if missing:  # "how much is the Premium plan?" is not answered by the Pro plan's price
         if unknown is not None:
             unknown.extend(missing)

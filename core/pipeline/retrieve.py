@@ -9,24 +9,20 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from functools import partial
 
-import numpy as np
-
 from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
 from core.asked import recall_query
-from core.identity import sound_term
-from core.langid import LANGUAGES, detect_language
+from core.langid import LANGUAGES
 from core.language import (
     QUESTION_WORDS,
     STOPWORDS,
     clean_name,
     key_tokens,
-    lemma,
-    lemma_in,
     name_key,
     names_a_thing,
     written_tokens,
 )
 from core.models import Answer, FactView, ScoredEntity, Seed
+from core.pipeline.bridge import translations
 from core.pipeline.context import Stage
 from core.pipeline.select import (
     Mentions,
@@ -42,7 +38,7 @@ from core.pipeline.select import (
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
 from core.quote import REPLACED, Meaning, Quote, pick_quote
-from core.recall import Hit, index_tokens, is_when_question, nearest
+from core.recall import Hit, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.retrieval import (
     directional_reach,
@@ -53,7 +49,7 @@ from core.retrieval import (
 )
 from core.rows import new_id
 from core.texts import t
-from core.world_names import FILLER, SAME_CONCEPT
+from core.world_names import FILLER
 from core.worlds import question_worlds
 
 # the messages nearest by meaning alone a quote also looks at (core/recall/fusion.py, nearest):
@@ -69,14 +65,6 @@ def names_something(name: str) -> bool:
         w not in STOPWORDS and w not in FILLER and w not in QUESTION_WORDS
         for w in name.lower().split()
     )
-
-
-def _lemma_or_written(word: str, lang: str) -> str:
-    """A word's dictionary form in `lang` when that differs from the word, else the word as
-    written (the word bridge, Retriever.translations)."""
-    low = word.lower()
-    form = lemma_in(low, lang)
-    return word if form == low else form
 
 
 @dataclass
@@ -359,7 +347,7 @@ class Retriever(Stage):
             entity_names=entity_names,
             skip=self._predicate_names,
             outdated=outdated,
-            bridge=partial(self.translations, lang),
+            bridge=partial(translations, self.ctx, lang),
             meaning=self._meaning(q_emb, store),
             nearest=near,
             unknown=missing,
@@ -380,50 +368,6 @@ class Retriever(Stage):
         return Meaning(
             q_emb, cal.cross, cal.same, self.ctx.vectors_of_sentences, store.message_vectors.vector
         )
-
-    def translations(self, lang: str, words: Sequence[str], text: str) -> dict[str, str]:
-        """The words (index tokens) of a message written in another language than the
-        question's (`lang`) whose form as written the model puts within SAME_CONCEPT of one of
-        the question's words as written (core/quote.py), when the model separates topics in
-        both languages (its calibration; the English MiniLM in English only). Each form is
-        embedded once per process (Context.vectors_of_words); a message in the question's
-        language costs one language guess."""
-        read = self.ctx.calibration.languages  # a model that reads both languages only
-        theirs_lang = detect_language(text)
-        if theirs_lang == lang or lang not in read or theirs_lang not in read:
-            return {}
-        content = set(index_tokens(text))
-        theirs: dict[str, str] = {}  # as written -> its index token
-        for w in written_tokens(text):
-            key = lemma(w.lower())
-            if key in content and w not in words:
-                theirs.setdefault(w, key)
-        if not theirs:
-            return {}
-        mine, forms = list(words), list(theirs)
-        # each word also by its dictionary form in its own language: the model puts "come"
-        # (Portuguese, "eats") 0.63 from "eats", and "comer" 0.88. A word that is its own
-        # lemma stays as written: lower-cased, "SSO" came 0.83 from "nosso" ("our")
-        mine_lemmas = [_lemma_or_written(w, lang) for w in mine]
-        their_lemmas = [_lemma_or_written(w, theirs_lang) for w in forms]
-        vecs = self.ctx.vectors_of_words(mine + forms + mine_lemmas + their_lemmas)
-        a, b = len(mine), len(mine) + len(forms)
-        q_vecs = (vecs[:a], vecs[b : b + a])
-        m_vecs = (vecs[a:b], vecs[b + a :])
-        sims = np.max([m @ q.T for m in m_vecs for q in q_vecs], axis=0)
-        best = sims.argmax(axis=1)
-        out = {
-            theirs[w]: mine[int(j)]
-            for w, j, row in zip(forms, best, sims, strict=True)
-            if row[j] >= SAME_CONCEPT
-        }
-        # and a loanword in the other script by its sound ("apostille" / "апостиль"), which
-        # the word index found it by (core/index/words.py)
-        sounds = {t: w for w in mine if (t := sound_term(w.lower(), other=True)) is not None}
-        for w, key in theirs.items():
-            if key not in out and (t := sound_term(w.lower())) in sounds:
-                out[key] = sounds[t]
-        return out
 
     @staticmethod
     def _homonym(store: GraphStore, question: str) -> bool:

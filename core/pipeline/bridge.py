@@ -1,0 +1,69 @@
+"""The word bridge of a quote (core/quote.py): the words of an evidence message written in
+another language than the question's that translate one of the question's words, by the
+embedding model (a word and its translation are within SAME_CONCEPT) or, for a loanword in
+the other script, by its sound."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.identity import sound_term
+from core.language import detect_language, lemma, lemma_in, written_tokens
+from core.pipeline.context import Context
+from core.recall import index_tokens
+from core.world_names import SAME_CONCEPT
+
+
+def _lemma_or_written(word: str, lang: str) -> str:
+    """A word's dictionary form in `lang` when that differs from the word, else the word as
+    written (the word bridge, translations)."""
+    low = word.lower()
+    form = lemma_in(low, lang)
+    return word if form == low else form
+
+
+def translations(ctx: Context, lang: str, words: Sequence[str], text: str) -> dict[str, str]:
+    """The words (index tokens) of a message written in another language than the
+    question's (`lang`) whose form as written the model puts within SAME_CONCEPT of one of
+    the question's words as written (core/quote.py), when the model separates topics in
+    both languages (its calibration; the English MiniLM in English only). Each form is
+    embedded once per process (Context.vectors_of_words); a message in the question's
+    language costs one language guess."""
+    read = ctx.calibration.languages  # a model that reads both languages only
+    theirs_lang = detect_language(text)
+    if theirs_lang == lang or lang not in read or theirs_lang not in read:
+        return {}
+    content = set(index_tokens(text))
+    theirs: dict[str, str] = {}  # as written -> its index token
+    for w in written_tokens(text):
+        key = lemma(w.lower())
+        if key in content and w not in words:
+            theirs.setdefault(w, key)
+    if not theirs:
+        return {}
+    mine, forms = list(words), list(theirs)
+    # each word also by its dictionary form in its own language: the model puts "come"
+    # (Portuguese, "eats") 0.63 from "eats", and "comer" 0.88. A word that is its own
+    # lemma stays as written: lower-cased, "SSO" came 0.83 from "nosso" ("our")
+    mine_lemmas = [_lemma_or_written(w, lang) for w in mine]
+    their_lemmas = [_lemma_or_written(w, theirs_lang) for w in forms]
+    vecs = ctx.vectors_of_words(mine + forms + mine_lemmas + their_lemmas)
+    a, b = len(mine), len(mine) + len(forms)
+    q_vecs = (vecs[:a], vecs[b : b + a])
+    m_vecs = (vecs[a:b], vecs[b + a :])
+    sims = np.max([m @ q.T for m in m_vecs for q in q_vecs], axis=0)
+    best = sims.argmax(axis=1)
+    out = {
+        theirs[w]: mine[int(j)]
+        for w, j, row in zip(forms, best, sims, strict=True)
+        if row[j] >= SAME_CONCEPT
+    }
+    # and a loanword in the other script by its sound ("apostille" / "апостиль"), which
+    # the word index found it by (core/index/words.py)
+    sounds = {t: w for w in mine if (t := sound_term(w.lower(), other=True)) is not None}
+    for w, key in theirs.items():
+        if key not in out and (t := sound_term(w.lower())) in sounds:
+            out[key] = sounds[t]
+    return out
