@@ -43,10 +43,17 @@ def unknown_names(
     return out
 
 
-# a word after these is a verb ("do you sell gift cards?"): what is asked is the thing
+# a word after these is a verb ("do you sell gift cards?", "who handles electrical
+# problems?"): what is asked is the thing
 _BEFORE_VERB = frozenset(
-    "you i we they to can could will would please pode podem posso vocês você vcs вы я мы "
-    "можно".split()
+    "you i we they to can could will would please who what which pode podem posso vocês você "
+    "vcs quem вы я мы можно кто".split()
+)
+# words that name no thing of their own: "nothing about problems" says nothing
+_VAGUE = frozenset(
+    "problem problems issue issues thing things question questions help stuff option options "
+    "problema problemas coisa coisas questão dúvida ajuda opção проблема проблемы вопрос "
+    "вопросы вещь помощь вариант".split()
 )
 
 
@@ -63,6 +70,8 @@ def unknown_words(
         if key not in asked or len(w) < 4 or not w.isalpha() or is_time_word(w):
             continue
         if idf(key) > 0 or any(idf(e) > 0 for e in equivalents({key})) or w in covered:
+            continue
+        if w.lower() in _VAGUE:
             continue
         if k and words[k - 1].lower() in _BEFORE_VERB:
             continue  # "do you sell": a verb

@@ -478,3 +478,25 @@ async def test_a_thing_no_message_mentions_is_said_to_be_unknown(
     answer = await _answer(use_core, [*GYM, *CLASSES], question)
     lead = t("nothing_about", lang, names="\x00").split("\x00")[0]
     assert answer == t("nothing_found", lang) or answer.startswith(lead), answer
+
+
+CAR_SHOP = [
+    "Всем привет! Напоминаю расценки автосервиса",
+    "Замена масла с фильтром — 2500 руб, работа 30 минут",
+    "Диагностика ходовой бесплатно при ремонте, отдельно 1500 руб",
+    "Шиномонтаж R13-R16 — 2000 руб за комплект, R17+ — 3000 руб",
+    "We are open Mon-Sat 9:00-21:00, Sunday closed",
+    "Мастер по электрике — Игорь, по кузову — Арсен",
+    "Гарантия на работы 6 месяцев, на запчасти — как у производителя",
+    "Оплата картой, наличными или переводом по СБП",
+    "Адрес: Москва, ул. Лесная 12, въезд со двора",
+    "Эвакуатор по Москве 4000 руб, за МКАД +50 руб/км",
+    "Кофе для клиентов бесплатно ☕",
+]
+
+
+async def test_a_verb_or_a_vague_word_is_not_said_back_as_unknown(use_core: Core) -> None:
+    """ "who handles electrical problems?" answered "I have nothing about handles, problems",
+    then the right sentence: a word after "who" is a verb, and "problems" names nothing."""
+    answer = await _answer(use_core, CAR_SHOP, "who handles electrical problems?")
+    assert "Игорь" in answer and "handles" not in answer and "problems" not in answer, answer
