@@ -33,6 +33,7 @@ contract | contrato | договор контракт
 refund refunds | reembolso devolução | возврат
 cancel cancellation | cancelar cancelamento | отменить отмена
 subscription | assinatura | подписка
+membership pass passes | passe passes mensalidade | абонемент абонементы
 support | suporte atendimento | поддержка
 hours schedule | horário horários | часы график
 phone telephone call | telefone ligação | телефон звонок

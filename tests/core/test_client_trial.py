@@ -500,3 +500,19 @@ async def test_a_verb_or_a_vague_word_is_not_said_back_as_unknown(use_core: Core
     then the right sentence: a word after "who" is a verb, and "problems" names nothing."""
     answer = await _answer(use_core, CAR_SHOP, "who handles electrical problems?")
     assert "Игорь" in answer and "handles" not in answer and "problems" not in answer, answer
+
+
+YOGA = [
+    "Hi all, quick notes for the front desk",
+    "Yoga studio prices: drop-in class 18 €, 10-class pass 150 €, unlimited monthly 95 €",
+    "First class is free for new students",
+    "Parking: free street parking on weekends only",
+    "A instrutora de pilates é a Joana, de hatha yoga o Pedro",
+]
+
+
+async def test_a_membership_is_an_everyday_word_in_three_languages(use_core: Core) -> None:
+    """ "сколько стоит абонемент на месяц?" answered "I have nothing about «абонемент»" before
+    the right sentence ("10-class pass 150 €, unlimited monthly 95 €")."""
+    answer = await _answer(use_core, YOGA, "сколько стоит абонемент на месяц?")
+    assert answer.startswith("«Yoga studio prices"), answer
