@@ -39,6 +39,7 @@ hours schedule | horário horários | часы график
 phone telephone call | telefone ligação | телефон звонок
 email | email e-mail | почта email
 office | escritório sede | офис
+delivery deliver delivers shipping ship | entrega entregar entregam envio frete | доставка доставить доставлять доставляете
 address | endereço | адрес
 weekend weekends | fim-de-semana | выходные
 user users seat seats | usuário usuários licença licenças | пользователь пользователи место места

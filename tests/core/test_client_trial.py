@@ -516,3 +516,27 @@ async def test_a_membership_is_an_everyday_word_in_three_languages(use_core: Cor
     the right sentence ("10-class pass 150 €, unlimited monthly 95 €")."""
     answer = await _answer(use_core, YOGA, "сколько стоит абонемент на месяц?")
     assert answer.startswith("«Yoga studio prices"), answer
+
+
+CAKES = [
+    "Доброе утро! Кондитерская «Мёд» напоминает",
+    "Торт на заказ от 2500 руб за кг, заказ минимум за 3 дня",
+    "Доставка по городу 300 руб, бесплатно от 5000 руб",
+    "We bake gluten-free cakes on request, +20% to the price",
+    "Pagamento por Pix ou cartão, sem dinheiro",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("скок стоит торт?", "2500 руб"),  # slang "how much"; a price, not "+20%"
+        ("почём торт?", "2500 руб"),
+        ("do u deliver", "Доставка по городу"),
+    ],
+)
+async def test_short_questions_of_a_shop(use_core: Core, question: str, expected: str) -> None:
+    """A client trial of a cake shop (2026-12-04): "скок стоит торт?" quoted the gluten-free
+    surcharge, "do u deliver" found nothing against "Доставка по городу 300 руб"."""
+    answer = await _answer(use_core, CAKES, question)
+    assert expected in answer, answer
