@@ -53,7 +53,8 @@ _BEFORE_VERB = frozenset(
 _VAGUE = frozenset(
     "problem problems issue issues thing things question questions help stuff option options "
     "problema problemas coisa coisas questão dúvida ajuda opção проблема проблемы вопрос "
-    "вопросы вещь помощь вариант".split()
+    "вопросы вещь помощь вариант period periods kind type way período tipo jeito forma "
+    "период срок тип вид способ".split()
 )
 
 
@@ -71,7 +72,7 @@ def unknown_words(
             continue
         if idf(key) > 0 or any(idf(e) > 0 for e in equivalents({key})) or w in covered:
             continue
-        if w.lower() in _VAGUE:
+        if w.lower() in _VAGUE or key in _VAGUE:
             continue
         if k and words[k - 1].lower() in _BEFORE_VERB:
             continue  # "do you sell": a verb

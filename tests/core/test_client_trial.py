@@ -540,3 +540,18 @@ async def test_short_questions_of_a_shop(use_core: Core, question: str, expected
     surcharge, "do u deliver" found nothing against "Доставка по городу 300 руб"."""
     answer = await _answer(use_core, CAKES, question)
     assert expected in answer, answer
+
+
+async def test_a_generic_word_is_not_said_back_as_unknown(use_core: Core) -> None:
+    """ "есть ли пробный период?" answered "nothing about «период»" before the trial."""
+    answer = await _answer(
+        use_core,
+        [
+            "Morning team! A few reminders for the support desk",
+            "Our Basic plan is $15 per month, Pro is $40 per month",
+            "Free trial lasts 14 days, no card required",
+            "Data is stored in Frankfurt (EU)",
+        ],
+        "есть ли пробный период?",
+    )
+    assert answer.startswith("«Free trial lasts 14 days"), answer
