@@ -41,6 +41,7 @@ email | email e-mail | почта email
 office | escritório sede | офис
 delivery deliver delivers shipping ship | entrega entregar entregam envio frete | доставка доставить доставлять доставляете
 address | endereço | адрес
+meet meeting | encontro encontrar | встреча встретиться встречаться
 weekend weekends | fim-de-semana | выходные
 user users seat seats | usuário usuários licença licenças | пользователь пользователи место места
 team | equipe time | команда
