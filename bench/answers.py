@@ -157,6 +157,12 @@ def judge(q: Question, answer: str, names: list[str]) -> Verdict:
     return Verdict(q, answer, has, detect_language(own_words(answer, names)))
 
 
+def says_it_does_not_know(answer: str, lang: str) -> bool:
+    """The answer found nothing, or says first that it has nothing about what was asked."""
+    lead = t("nothing_about", lang, names="\x00").split("\x00")[0]
+    return answer == t("nothing_found", lang) or answer.startswith(lead)
+
+
 async def run(
     core: Core, questions: list[Question], chat: str = CHAT, kb_set: str = "lumio"
 ) -> list[Verdict]:
@@ -172,8 +178,7 @@ async def run(
         given = q.match == "start" or any(e.casefold() in seen for e in q.expect)
         verdict = replace(judge(q, answer.answer, names), given=given)
         if q.match == "none":  # nothing quoted, no fact stated: it says it does not know
-            lead = t("nothing_about", q.lang, names="\x00").split("\x00")[0]
-            silent = answer.answer == t("nothing_found", q.lang) or answer.answer.startswith(lead)
+            silent = says_it_does_not_know(answer.answer, q.lang)
             verdict = replace(verdict, has_value=silent and not answer.facts)
         out.append(verdict)
     return out
