@@ -1,7 +1,9 @@
 """What a question asks for that a pattern of the answer holds, whatever language the answer
-was written in: the company's address (a street and a number) or a way to reach it (a phone
-number, an e-mail address). core/quote.py requires the quoted sentence to write it; the word
-index (core/recall) searches with the words that usually come with it (recall_query)."""
+was written in: the company's address (a street and a number), a way to reach it (a phone
+number, an e-mail address), an amount (a number; a price: money), a time or a day.
+core/quote.py requires the quoted sentence to write it (and prefers money and times); the word
+index (core/recall) searches with the words that usually come with an address or a contact
+(recall_query)."""
 
 from __future__ import annotations
 
@@ -75,3 +77,70 @@ def recall_query(question: str) -> str:
     if asks_address(question):
         return f"{question} {_ADDRESS_WORDS}"
     return f"{question} {_CONTACT_WORDS}" if asks_contact(question) else question
+
+
+# "when does the technician come?", "quando chega a máquina?", "во сколько начинается?"
+# (core.recall.is_when_question) ask for a time or a day, held by a sentence that writes one
+# ("comes tomorrow at 9", "в пятницу после обеда"), not by one that only shares the question's
+# words ("the printer is jammed again")
+_WEEKDAYS = (
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|"
+    r"segunda|terça|terca|quarta|quinta|sexta|sábado|sabado|domingo|fim de semana|"
+    r"понедельник\w*|вторник\w*|сред[аыу]|четверг\w*|пятниц\w+|суббот\w+|воскресень\w+|"
+    r"выходн\w+"
+)
+_MONTHS = (
+    r"january|february|march|april|june|july|august|september|october|november|december|"
+    r"janeiro|fevereiro|março|marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|"
+    r"dezembro|январ\w+|феврал\w+|март\w*|апрел\w+|ма[йяе]|июн\w+|июл\w+|август\w*|"
+    r"сентябр\w+|октябр\w+|ноябр\w+|декабр\w+"
+)
+_RELATIVE = (
+    r"today|tonight|tomorrow|yesterday|noon|midnight|morning|afternoon|evening|next week|"
+    r"hoje|amanhã|amanha|ontem|meio-dia|meia-noite|manhã|manha|tarde|noite|semana que vem|"
+    r"сегодня|завтра|послезавтра|вчера|утром|днём|днем|вечером|ночью|полдень|полуноч\w+|"
+    r"после обеда|на следующей неделе"
+)
+TIME = re.compile(
+    r"\b\d{1,2}[:h]\d{2}\b|\b\d{1,2}\s?(?i:am|pm|h|ч|час\w*|утра|вечера|дня|ночи)\b"
+    r"|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b"
+    r"|(?i:\b(?:at|às|as|à|в|до|с|from|until|till|das|até)\s\d{1,2}\b)"
+    rf"|(?i:\b(?:{_WEEKDAYS}|{_MONTHS}|{_RELATIVE})\b)"
+)
+
+# the words that ask only for a number: a sentence with a number in it holds them ("how
+# much is a flexible desk?" is asked by "a mesa flexível custa 120 euros")
+HOW_MUCH = frozenset(
+    key_tokens(
+        "how much many price cost quanto quanta quantos quantas qto qnto custa custo preço preco "
+        "valor сколько скок скока почем почём стоит цена стоимость доплата"
+    )
+)
+# money in a sentence: a currency sign, an ISO code, or a currency word (en/pt/ru)
+MONEY = re.compile(
+    r"[€$£₽₾]|\b(?:EUR|USD|GEL|BRL|RUB)\b|"
+    r"(?i:\b(?:руб\w*|евро|euros?|reais|лари|dollars?|доллар\w*)(?!\w))"
+)
+# "how long", "quanto tempo": a duration, held by a number as a price is ("how long is the
+# bootcamp?" quoted "No prior coding experience is needed for the bootcamp", which held the
+# asked word "bootcamp" as "The Data Science Bootcamp lasts 12 weeks" did)
+HOW_LONG = frozenset(key_tokens("long tempo"))
+# ... and by a unit of time: "Update: the Bootcamp now costs $2,100" has a number, and was
+# shown under "lasts 12 weeks" as what was said later
+TIME_UNITS = frozenset(
+    key_tokens(
+        "minute minutes hour hours day days week weeks month months year years minuto minutos "
+        "hora horas dia dias semana semanas mês meses ano anos минута минут час часа часов день "
+        "дня дней неделя недели недель месяц месяца месяцев год года лет"
+    )
+)
+# a question that asks for an amount is answered by a sentence with a number in it
+AMOUNT = (
+    HOW_MUCH
+    | HOW_LONG
+    | frozenset(key_tokens("limit size big fast limite tamanho prazo лимит размер срок"))
+)
+
+
+def asks_amount(question: str) -> bool:
+    return bool(AMOUNT & set(key_tokens(question)))

@@ -39,10 +39,16 @@ from core.asked import (
     ADDRESS_ASKED,
     CONTACT_ASKED,
     EMAIL_ASKED,
+    HOW_LONG,
+    HOW_MUCH,
+    MONEY,
     PHONE_ASKED,
+    TIME,
+    TIME_UNITS,
     WHERE,
     YOU_PLACE,
     asks_address,
+    asks_amount,
     asks_contact,
 )
 from core.language import (
@@ -51,7 +57,8 @@ from core.language import (
     name_key,
     written_tokens,
 )
-from core.recall import Hit, index_tokens
+from core.recall import Hit, index_tokens, is_when_question
+from core.replies import Thread, with_replies
 from core.unknown import NAME, unknown_names, unknown_words
 from core.vocabulary import equivalents
 
@@ -67,12 +74,22 @@ ENTITY_WEIGHT = 1.5
 MIN_IDF = 0.5
 AMOUNT_WEIGHT = 1.0
 # a price question ("how much", "скок стоит", "quanto custa") and a sentence with money in it
-# (a currency sign, code or word, _MONEY) rather than any number: "скок стоит торт?" quoted "We
+# (a currency sign, code or word, MONEY) rather than any number: "скок стоит торт?" quoted "We
 # bake gluten-free cakes on request, +20% to the price" over "Торт на заказ от 2500 руб за кг".
 # Tuning parts of bench.answers, USE: patinhas 0.600 -> 0.633 at 2-3, 0.667 at 4-6, 0.700 at
 # 8, the other sets unchanged throughout (MiniLM velo 0.367 -> 0.400 at 5): the smallest weight
 # of the plateau
 MONEY_WEIGHT = 4.0
+# a question asking when and a sentence writing a time or a day ("забрать можно в пятницу
+# после обеда" over "машина опять стучит спереди справа" for "когда можно забрать машину?")
+TIME_WEIGHT = 2.0
+# A reply is as near the client's question as the chat question it answers, less this share of
+# the calibrated gap (core/replies.py). Tuning parts of bench.answers, USE: with none, the
+# reply "confirmo, +6 € pelo segundo cão" took five of patinhas' dog questions (right 0.667,
+# says it does not know 0.400 -> 0.333); 0.25: right 0.700, 0.333; 0.5 and 0.75: 0.700, 0.400;
+# the other sets the same throughout. 0.5: the client trials of 2026-12-04 answer "сколько
+# стоит ремонт машины?" with the reply "диагностика 2500" (0.75: a parking price)
+REPLY_DISCOUNT = 0.5
 RANK_WEIGHT = 1.0  # the best-ranked message's bonus; later ones get less
 
 # fewer content words than this is chit-chat (as evidence ranking counts it, RecallConfig
@@ -103,38 +120,6 @@ _FILLER = frozenset(
         "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
         "estar são guys folks pessoal gente ребята fazer делать company empresa компания"
     )
-)
-# the words that ask only for a number: a sentence with a number in it holds them ("how
-# much is a flexible desk?" is asked by "a mesa flexível custa 120 euros")
-_HOW_MUCH = frozenset(
-    key_tokens(
-        "how much many price cost quanto quanta quantos quantas qto qnto custa custo preço preco "
-        "valor сколько скок скока почем почём стоит цена стоимость доплата"
-    )
-)
-# money in a sentence: a currency sign, an ISO code, or a currency word (en/pt/ru)
-_MONEY = re.compile(
-    r"[€$£₽₾]|\b(?:EUR|USD|GEL|BRL|RUB)\b|"
-    r"(?i:\b(?:руб\w*|евро|euros?|reais|лари|dollars?|доллар\w*)(?!\w))"
-)
-# "how long", "quanto tempo": a duration, held by a number as a price is ("how long is the
-# bootcamp?" quoted "No prior coding experience is needed for the bootcamp", which held the
-# asked word "bootcamp" as "The Data Science Bootcamp lasts 12 weeks" did)
-_HOW_LONG = frozenset(key_tokens("long tempo"))
-# ... and by a unit of time: "Update: the Bootcamp now costs $2,100" has a number, and was
-# shown under "lasts 12 weeks" as what was said later
-_TIME_UNITS = frozenset(
-    key_tokens(
-        "minute minutes hour hours day days week weeks month months year years minuto minutos "
-        "hora horas dia dias semana semanas mês meses ano anos минута минут час часа часов день "
-        "дня дней неделя недели недель месяц месяца месяцев год года лет"
-    )
-)
-# a question that asks for an amount is answered by a sentence with a number in it
-_AMOUNT = (
-    _HOW_MUCH
-    | _HOW_LONG
-    | frozenset(key_tokens("limit size big fast limite tamanho prazo лимит размер срок"))
 )
 
 
@@ -223,10 +208,6 @@ def sentences(text: str) -> list[str]:
     return parts or [text.strip()]
 
 
-def asks_amount(question: str) -> bool:
-    return bool(_AMOUNT & set(key_tokens(question)))
-
-
 def pick_quote(
     question: str,
     hits: Sequence[Hit],
@@ -240,6 +221,7 @@ def pick_quote(
     nearest: Sequence[Hit] = (),
     unknown: list[str] | None = None,
     speaker: Callable[[str], bool] = lambda _: False,
+    thread: Thread | None = None,
 ) -> Quote | None:
     """The best sentence among the first evidence messages, or None when none answers.
     `skip`: words that mark a stored explicit fact (the ontology's predicate names);
@@ -251,7 +233,8 @@ def pick_quote(
     messages nearest the question by meaning alone, candidates too (with no rank bonus).
     A question that names something the chat never mentions gets no quote; the names are
     added to `unknown` (the answer then says it has nothing about them). With `meaning`, the
-    quote carries in `later` the newest later sentence that restates it (_said_later)."""
+    quote carries in `later` the newest later sentence that restates it (_said_later).
+    `thread`: the chat question a message replies to and the reply it got (core/replies.py)."""
     own = frozenset(index_tokens(question)) - _FILLER
     terms = (own | equivalents(own)) - _FILLER  # a sentence in another language too
     written = [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
@@ -265,9 +248,10 @@ def pick_quote(
     # (and as the index reads them: "Монти" is lemmatised as a verb, "монтить")
     asked = own - {t for n in entity_names for t in (*name_key(n).split(), *index_tokens(n))}
     if amount:  # held by a number, not by the words
-        asked -= _HOW_MUCH | _HOW_LONG
-    duration = bool(own & _HOW_LONG)
-    priced_q = bool(own & _HOW_MUCH) and not duration  # asks a price
+        asked -= HOW_MUCH | HOW_LONG
+    duration = bool(own & HOW_LONG)
+    timed_q = is_when_question(question)  # "во сколько" asks a time, not a price
+    priced_q = bool(own & HOW_MUCH) and not duration and not timed_q  # asks a price
     place = asks_address(question)
     contact = None if place else asks_contact(question)
     if contact is not None:  # held by a phone number or an e-mail address
@@ -286,12 +270,14 @@ def pick_quote(
             for h in hits
             if h.id not in taken and h.id not in outdated and written_by.search(h.text)
         ]
+    candidates, asked_by = with_replies(candidates, thread, set(outdated))
     top = max((h.score for h in candidates), default=0.0) or 1.0
     cosines: dict[str, float] = {}
     vectors: dict[str, npt.NDArray[np.float32]] = {}
     split = {h.id: sentences(h.text) for h in candidates}  # each candidate split once
     if meaning is not None:
         texts = list(dict.fromkeys(s for parts in split.values() for s in parts))
+        texts += [a.text for a in asked_by.values() if a.text not in texts]
         known = {
             parts[0]: vec
             for mid, parts in split.items()
@@ -309,7 +295,12 @@ def pick_quote(
     best_priced: frozenset[str] = frozenset()
     best_sentence = ""
     for h in candidates:
-        bridged = bridge(written, h.text) if bridge is not None and written else {}
+        asking = asked_by.get(h.id)  # a reply is read with the chat question it answers,
+        if asking is not None and is_when_question(asking.text) != timed_q:
+            asking = None  # when it asks as this one does ("во сколько" is not "сколько стоит")
+        context = f"{h.text}\n{asking.text}" if asking else h.text
+        bridged = bridge(written, context) if bridge is not None and written else {}
+        asked_held = set(index_tokens(asking.text)) if asking else set()
         covered.update(bridged.values())
         found = terms | set(bridged)
         # the question's words each of this message's words translates
@@ -329,10 +320,11 @@ def pick_quote(
                 continue  # "Bom dia equipa!" answers nothing about the team
             if len(held) < CHITCHAT_TOKENS and not found & held and not sentence.endswith(":"):
                 continue  # "hi", "ok": chit-chat answers only what it shares a word with
-            words = sum(max(idf(t), MIN_IDF) for t in found & held)
+            words = sum(max(idf(t), MIN_IDF) for t in found & (held | asked_held))
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities
-            said = meant | {translates[w] for w in held if w in translates}
+            said = meant | {translates[w] for w in held | asked_held if w in translates}
+            said |= asked_held | equivalents(asked_held)
             shown = sentence
             if sentence.endswith(":") and i + 1 < len(parts):
                 shown = f"{sentence} {parts[i + 1]}"  # a lead-in says nothing alone
@@ -344,15 +336,22 @@ def pick_quote(
             # клиентов:" is quoted with the number that follows it
             lead = shown if sentence.endswith(":") else sentence
             number = bool(_DIGIT.search(lead))
+            timed = timed_q and bool(TIME.search(lead))
             wanted = (
                 (number or not amount)
-                and (not duration or bool(_TIME_UNITS & held))
+                and (timed or not timed_q)
+                and (not duration or bool(TIME_UNITS & held))
                 and (not place or bool(ADDRESS.search(lead)))
                 and (contact is None or bool(contact.search(lead)))
             )
             holds_asked = (bool(asked) or place or contact is not None) and asked <= said and wanted
             near = 0.0
             if meaning is not None:
+                if asking is not None:  # as near as the chat question, less a share
+                    inherited = cosines[asking.text] - REPLY_DISCOUNT * (
+                        meaning.same - meaning.cross
+                    )
+                    cosines[sentence] = max(cosines[sentence], inherited)
                 cos = cosines[sentence]
                 near = max(cos - meaning.cross, 0.0) / max(meaning.same - meaning.cross, 1e-3)
                 if cos >= meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross):
@@ -370,8 +369,10 @@ def pick_quote(
                 score += ASKED_WEIGHT  # a counterweight to the meaning score: with it only
             if amount and number:
                 score += AMOUNT_WEIGHT
-                if priced_q and _MONEY.search(lead):
+                if priced_q and MONEY.search(lead):
                     score += MONEY_WEIGHT
+            if timed:
+                score += TIME_WEIGHT
             score += RANK_WEIGHT * h.score / top
             quote = Quote(h.id, h.author, h.ts, _clip(shown), score, holds_asked)
             if log.isEnabledFor(logging.DEBUG):  # why a sentence won (GRAPHMEM_LOG_LEVEL=DEBUG)
@@ -384,7 +385,7 @@ def pick_quote(
                     i,
                 )
             matched = frozenset(asked & said)
-            priced = frozenset(own & _HOW_MUCH & said)  # "custa": it says a price
+            priced = frozenset(own & HOW_MUCH & said)  # "custa": it says a price
             if wanted:
                 held_asked.append((quote, matched, priced, sentence))
             if best is None or score > best.score:

@@ -40,6 +40,7 @@ from core.questions import declarative, split_verb
 from core.quote import REPLACED, Meaning, Quote, pick_quote
 from core.recall import Hit, is_when_question, nearest
 from core.recall import rank as recall_rank
+from core.replies import thread_of
 from core.retrieval import (
     directional_reach,
     expand_hops,
@@ -352,6 +353,7 @@ class Retriever(Stage):
             nearest=near,
             unknown=missing,
             speaker=lambda n: bool(store.recall.speakers(n)),
+            thread=thread_of(store.recall),
         )
 
     def _meaning(self, q_emb: Vector, store: GraphStore) -> Meaning | None:

@@ -52,8 +52,10 @@ _EN_PT_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _RU_MONTH = "|".join(p.pattern for p, _ in _RU_MONTHS)
 _YEAR = r"(?:\s*(?:de\s+|of\s+|,\s*)?((?:19|20)\d\d))?"
 _WHEN = re.compile(
-    r"^\s*(when|quando|когда)\b|\b(what|which) (date|day|time)\b|\bhow long ago\b|"
-    r"\b(em|para) que (dia|data)\b|\bque dia\b|\bкакого числа\b|\bв какой день\b",
+    r"^\s*(?:(?:and|but|so|e|mas|а|и|но)\s+)?(when|quando|когда)\b|\b(what|which) (date|day|time)\b|"
+    r"\bhow long ago\b|\b(em|para) que (dia|data)\b|\bque dia\b|\bque horas\b|"
+    r"\bqual (?:o |é o )?hor[aá]rio\b|\bкакого числа\b|\bв какой день\b|\bво сколько\b|"
+    r"\bв котором часу\b",
     re.IGNORECASE,
 )
 

@@ -1,0 +1,78 @@
+"""A chat's question and the reply that answers it, as the quote reads them (core/quote.py).
+
+Teams ask each other what clients later ask the bot: "Tom: where will it go?" / "Sara: in the
+kitchen next to the fridge", "Ana: сколько они сказали будет стоить?" / "Igor: диагностика
+2500". The reply alone shares no word with "onde vai ficar a máquina de café?" and is far from
+it by meaning (0.24 with USE against 0.29 for a parking price of another topic); the question
+it answers is near. So a reply is read with the question before it: its sentences count that
+question's words as their own and are as near the client's question as the nearer of the two,
+and a chat question among the evidence brings its reply along.
+
+A reply is the next message of the chat, by another author, within REPLY_S of a message whose
+last sentence asks (ends with "?").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from core.index.words import MessageIndex
+from core.recall import Hit
+
+REPLY_S = 600.0
+# (a message's id) -> (the chat question it replies to, the reply it got), either None
+Thread = Callable[[str], tuple[Hit | None, Hit | None]]
+
+
+def asks(text: str) -> bool:
+    return text.rstrip().endswith("?")
+
+
+def thread_of(index: MessageIndex) -> Thread:
+    """The chat's questions and replies around a message, read off the message index."""
+
+    def hit(row: int) -> Hit:
+        return Hit(
+            index.ids[row], 0.0, ("reply",), index.ts(row), index.authors[row], index.texts[row]
+        )
+
+    def pair(before: int, after: int) -> bool:
+        return (
+            before >= 0
+            and after < len(index)
+            and asks(index.texts[before])
+            and index.authors[before] != index.authors[after]
+            and (index.ts(after) - index.ts(before)).total_seconds() <= REPLY_S
+        )
+
+    def around(message_id: str) -> tuple[Hit | None, Hit | None]:
+        row = index.row_of.get(message_id)
+        if row is None:
+            return None, None
+        asked = hit(row - 1) if pair(row - 1, row) else None
+        reply = hit(row + 1) if pair(row, row + 1) else None
+        return asked, reply
+
+    return around
+
+
+def with_replies(
+    candidates: list[Hit], thread: Thread | None, skip: set[str]
+) -> tuple[list[Hit], dict[str, Hit]]:
+    """The candidates with the reply of each chat question among them (ranked as the
+    question), and each candidate's question it replies to."""
+    if thread is None:
+        return candidates, {}
+    out = list(candidates)
+    taken = {h.id for h in out} | skip
+    asked_by: dict[str, Hit] = {}
+    for h in candidates:
+        before, after = thread(h.id)
+        if before is not None:
+            asked_by[h.id] = before
+        if after is not None and after.id not in taken:
+            out.append(replace(after, score=h.score))
+            taken.add(after.id)
+            asked_by[after.id] = h
+    return out, asked_by

@@ -1,0 +1,129 @@
+"""Questions about what a team said among themselves, from the trials of 2026-12-04 (a family
+chat and an office chat, en/pt/ru, several topics each): replies to the team's own questions
+and "when" questions, through the real core on the offline multilingual model. Each end-to-end
+test failed on the code before its fix."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from core.index.words import MessageIndex
+from core.replies import REPLY_S, thread_of
+from core.service import Core
+
+# (author, text, minutes since the message before)
+FAMILY = [
+    ("Ana", "we need to book the flights to Lisbon for the 20th of December", 0),
+    ("Ana", "TAP has a direct flight at 7:40, 310 euros each", 1),
+    ("Igor", "too early, the kids will be grumpy", 1),
+    ("Igor", "there's one at 13:15 for 280 but with a stop in Madrid", 1),
+    ("Ana", "ok let's take the 13:15 one", 1),
+    ("Igor", "машина опять стучит спереди справа", 31),
+    ("Igor", "записал её в сервис на Ленинском на четверг, 10 утра", 1),
+    ("Ana", "сколько они сказали будет стоить?", 1),
+    ("Igor", "диагностика 2500, а там посмотрим", 1),
+    ("Ana", "a escola do Pedro mandou recado: reunião de pais na sexta às 18h", 61),
+    ("Ana", "a professora dele se chama Dona Célia", 1),
+    ("Igor", "eu não consigo ir, tenho treino", 1),
+    ("Ana", "eu vou então", 1),
+    ("Ana", "hotel in Lisbon: Casa do Bairro, 3 nights, 420 euros total", 21),
+    ("Igor", "does it have parking? we'll rent a car there", 1),
+    ("Ana", "yes, parking is 15 euros a night", 1),
+    ("Igor", "в сервисе сказали — шаровая опора, замена 7800 с работой", 41),
+    ("Igor", "забрать можно в пятницу после обеда", 1),
+    ("Ana", "o Pedro precisa levar um livro de ciências para a escola na segunda", 16),
+    ("Ana", "e a mensalidade da escola subiu para 950 reais", 1),
+]
+
+OFFICE = [
+    ("Lena", "вечеринка на Новый год — бронируем ресторан «Пушкин» на 27 декабря", 0),
+    ("Lena", "депозит 60 000, на 25 человек", 1),
+    ("Oleg", "а кто собирает деньги?", 1),
+    ("Lena", "Марина собирает, по 2500 с человека", 1),
+    ("Rui", "o servidor de backup encheu de novo", 30),
+    ("Rui", "vou pedir mais 2 TB ao fornecedor, custa uns 90 euros por mês", 1),
+    ("Tom", "who approves that?", 1),
+    ("Rui", "a Joana aprova, ela é a diretora financeira", 1),
+    ("Oleg", "во сколько начинается вечеринка?", 40),
+    ("Lena", "в 19:00, до полуночи", 1),
+]
+
+
+async def _answer(core: Core, chat: list[tuple[str, str, int]], question: str) -> str:
+    ts = datetime(2026, 11, 1, 9, tzinfo=UTC)
+    for author, text, minutes in chat:
+        ts += timedelta(minutes=minutes)
+        await core.remember("c", author=author, text=text, ts=ts)
+    return (await core.ask("c", question, author="client")).answer
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "not_expected"),
+    [
+        # the reply shares no word with the question and is 0.24 from it with USE; "parking is
+        # 15 euros a night" (another topic) 0.29 was quoted
+        ("сколько стоит ремонт машины?", "2500", "parking"),
+    ],
+)
+async def test_a_reply_is_read_with_the_team_question_it_answers(
+    use_core: Core, question: str, expected: str, not_expected: str
+) -> None:
+    answer = await _answer(use_core, FAMILY, question)
+    assert expected in answer and not_expected not in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "not_expected"),
+    [
+        # asked in Russian, answered in Portuguese to a question in English: nothing was found
+        ("кто одобряет оплату бэкапа?", "Joana", "нашёл"),
+        # "во сколько" asks a time: its reply "в 19:00" answers no price (it took this one when
+        # a reply got the meaning of any chat question before it)
+        ("сколько стоит вечеринка с человека?", "2500 с человека", "19:00"),
+        ("what time does the party start?", "19:00", "2500"),
+    ],
+)
+async def test_replies_in_an_office_chat(
+    use_core: Core, question: str, expected: str, not_expected: str
+) -> None:
+    answer = await _answer(use_core, OFFICE, question)
+    assert expected in answer and not_expected not in answer, answer
+
+
+async def test_a_when_question_is_answered_by_the_sentence_with_the_day(use_core: Core) -> None:
+    """ "когда можно забрать машину?" quoted "машина опять стучит спереди справа" (the word
+    "машина") over "забрать можно в пятницу после обеда", which says when."""
+    answer = await _answer(use_core, FAMILY, "когда можно забрать машину?")
+    assert "пятницу" in answer, answer
+
+
+def _index(rows: list[tuple[str, str, float]]) -> MessageIndex:
+    index = MessageIndex()
+    t0 = datetime(2026, 11, 1, 9, tzinfo=UTC)
+    for i, (author, text, seconds) in enumerate(rows):
+        index.add(f"m{i}", author, text, t0 + timedelta(seconds=seconds))
+    return index
+
+
+def test_a_reply_is_the_next_message_by_someone_else_soon_after_a_question() -> None:
+    index = _index(
+        [
+            ("Tom", "where will it go?", 0),
+            ("Sara", "in the kitchen", 60),  # a reply
+            ("Sara", "is the fridge full?", 120),
+            ("Sara", "I will check", 130),  # the same author: no reply
+            ("Tom", "who has the key?", 200),
+            ("Sara", "me", 200 + REPLY_S + 1),  # too late
+            ("Tom", "ok", 5000),
+        ]
+    )
+    around = thread_of(index)
+    asked, reply = around("m0")
+    assert asked is None and reply is not None and reply.id == "m1"
+    asked, reply = around("m1")
+    assert asked is not None and asked.id == "m0" and reply is None
+    assert around("m3") == (None, None)
+    assert around("m5") == (None, None)
+    assert around("unknown") == (None, None)
