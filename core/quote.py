@@ -347,12 +347,12 @@ def pick_quote(
             holds_asked = (bool(asked) or place or contact is not None) and asked <= said and wanted
             near = 0.0
             if meaning is not None:
-                if asking is not None:  # as near as the chat question, less a share
-                    inherited = cosines[asking.text] - REPLY_DISCOUNT * (
-                        meaning.same - meaning.cross
-                    )
-                    cosines[sentence] = max(cosines[sentence], inherited)
                 cos = cosines[sentence]
+                if asking is not None:  # as near as the chat question, less a share (its
+                    # own cosine stays in `cosines`: what the question asks that no message
+                    # holds is still said back, below)
+                    gap = meaning.same - meaning.cross
+                    cos = max(cos, cosines[asking.text] - REPLY_DISCOUNT * gap)
                 near = max(cos - meaning.cross, 0.0) / max(meaning.same - meaning.cross, 1e-3)
                 if cos >= meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross):
                     score = max(score, MIN_RELEVANCE)

@@ -92,6 +92,27 @@ async def test_replies_in_an_office_chat(
     assert expected in answer and not_expected not in answer, answer
 
 
+SHOP = [
+    ("Maria", "olá, vocês entregam aos domingos?", 0),
+    ("Pedro", "olá Maria! aos domingos não, só de segunda a sábado", 1),
+    ("John", "hi, do you have gluten free bread?", 1),
+    ("Pedro", "yes, every Tuesday and Friday, 4.50 euros a loaf", 1),
+    ("Olga", "добрый день, можно оплатить картой при доставке?", 1),
+    ("Anna", "да, курьер принимает карты и наличные", 1),
+    ("Pedro", "reminder for the team: flour delivery moved to Wednesday", 120),
+]
+
+
+async def test_a_reply_answers_a_client_but_lends_no_word_it_lacks(use_core: Core) -> None:
+    """A shop's group chat, clients asking and the team replying. "do you deliver on
+    Sundays?" quoted the flour delivery; and "do you sell coffee?", which no message answers,
+    is still said to be unknown: the bread reply is as near as its question, but "coffee" is
+    nowhere (it quoted the bread reply when the unknown-word rule read the inherited cosine)."""
+    assert "domingos" in await _answer(use_core, SHOP, "do you deliver on Sundays?")
+    answer = (await use_core.ask("c", "do you sell coffee?")).answer
+    assert "coffee" in answer.split(".")[0] and "nothing" in answer, answer
+
+
 async def test_a_when_question_is_answered_by_the_sentence_with_the_day(use_core: Core) -> None:
     """ "когда можно забрать машину?" quoted "машина опять стучит спереди справа" (the word
     "машина") over "забрать можно в пятницу после обеда", which says when."""
