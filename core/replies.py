@@ -25,6 +25,12 @@ REPLY_S = 600.0
 Thread = Callable[[str], tuple[Hit | None, Hit | None]]
 
 
+def replying(asked: Hit | None) -> str:
+    """How an evidence message that replies to a team question says so to a model: "диагностика
+    2500" alone does not say what costs 2500."""
+    return f', replying to {asked.author}: "{asked.text}"' if asked is not None else ""
+
+
 def asks(text: str) -> bool:
     return text.rstrip().endswith("?")
 

@@ -40,7 +40,7 @@ from core.questions import declarative, split_verb
 from core.quote import REPLACED, Meaning, Quote, pick_quote
 from core.recall import Hit, is_when_question, nearest
 from core.recall import rank as recall_rank
-from core.replies import thread_of
+from core.replies import replying, thread_of
 from core.retrieval import (
     directional_reach,
     expand_hops,
@@ -439,10 +439,12 @@ class Retriever(Stage):
                 near = [h for h in near if where.get(h.id) == home]
         shown = hits[:10]
         shown += [h for h in near if h.id not in {s.id for s in shown}]
+        around = thread_of(store.recall)
         said = [
             (
                 h.id,
-                f"{h.author} ({h.ts:%Y-%m-%d}): {h.text}" + (REPLACED if h.id in outdated else ""),
+                f"{h.author} ({h.ts:%Y-%m-%d}){replying(around(h.id)[0])}: {h.text}"
+                + (REPLACED if h.id in outdated else ""),
             )
             for h in shown
         ]

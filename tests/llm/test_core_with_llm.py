@@ -3,6 +3,7 @@ fallback to the offline path on overload, and the retry job that finishes the wo
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -115,5 +116,37 @@ async def test_a_merged_world_is_renamed_by_the_llm(
         assert [w.topic for w in live] == ["Baking at home"]
         asked = fake.requests[-1].body["messages"][0]["content"]
         assert "chocolate cake" in asked and "sourdough bread" in asked
+    finally:
+        await pool.close()
+
+
+async def test_a_reply_reaches_the_model_with_the_team_question_it_answers(
+    tmp_path: Path, ontology: Ontology, make_llm: MakeLlm, fake: fa.FakeAnthropic
+) -> None:
+    """ "диагностика 2500" alone does not say what costs 2500: an evidence message that
+    replies to a team question is given to the model with that question (core/replies.py)."""
+    from datetime import UTC, datetime, timedelta
+
+    from core.config import WorldMode
+
+    emb = HashEmbedder()
+    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name)
+    config = CoreConfig(world_mode=WorldMode.SINGLE)
+    core = Core(pool=pool, embedder=emb, ontology=ontology, config=config, llm=make_llm())
+    t0 = datetime(2026, 11, 1, 9, tzinfo=UTC)
+    try:
+        fake.queue(fa.text("Car"), extraction())
+        await core.remember("c", author="Ana", text="сколько они сказали будет стоить?", ts=t0)
+        fake.queue(extraction())
+        later = t0 + timedelta(minutes=1)
+        await core.remember("c", author="Igor", text="диагностика 2500", ts=later)
+        fake.queue(fa.text("2500 [m:x]."))
+        await core.ask("c", "сколько стоит диагностика?")
+        content = fake.requests[-1].body["messages"][0]["content"]
+        data = json.loads(content.split("<data>")[1].split("</data>")[0])
+        said = [e["said"] for e in data["evidence"]]
+        assert 'Igor (2026-11-01), replying to Ana: "сколько они сказали будет стоить?": ' in (
+            "\n".join(said)
+        ), said
     finally:
         await pool.close()
