@@ -22,7 +22,10 @@ no message answers); nothing was tuned on it when it was added. `--set lingva` a
 the same way on 2026-12-04 (tests/fixtures/answers4: a language school and translation agency
 in Tbilisi, 62 team messages in English, Portuguese and Russian with five corrections, 60
 questions, 52 of them cross-language; bare-number expected values were narrowed to the
-kb's phrase, "11 до 16" for "16", before its first run).
+kb's phrase, "11 до 16" for "16", before its first run). `--set sabor` a fifth, written the
+same way on 2026-12-04 evening (tests/fixtures/answers5: an event-catering company in Lisbon,
+70 team messages where much is said as colleagues' questions and replies, with five
+corrections; 60 questions, 44 cross-language, about 12 answered by a reply).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ SETS = {  # name -> (knowledge base, questions), under tests/fixtures
     "velo": ("answers2/kb.jsonl", "answers2/questions.jsonl"),
     "patinhas": ("answers3/kb.jsonl", "answers3/questions.jsonl"),
     "lingva": ("answers4/kb.jsonl", "answers4/questions.jsonl"),
+    "sabor": ("answers5/kb.jsonl", "answers5/questions.jsonl"),
 }
 # questions each knowledge base does not answer (match "none"): right = the answer says so,
 # quoting no message and stating no fact, in the question's language
