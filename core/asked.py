@@ -139,6 +139,13 @@ AMOUNT = (
     HOW_MUCH
     | HOW_LONG
     | frozenset(key_tokens("limit size big fast limite tamanho prazo лимит размер срок"))
+    # a minimum or a maximum, a number of something ("the min number of people")
+    | frozenset(
+        key_tokens(
+            "min minimum max maximum number mínimo minimo máximo maximo número numero минимум "
+            "максимум минимальный максимальный количество"
+        )
+    )
 )
 
 

@@ -29,6 +29,8 @@ QUESTION_WORDS = frozenset(
 
 _PERSONS = frozenset("i you u we they he she it".split())
 
+# (possessives in the three languages: "a minha sogra" asks about a mother-in-law, not about
+# "meu", which was said back as unknown, twice)
 STOPWORDS = frozenset(
     """the a an of to is are was were be been what which who whom whose where when why how
     does do did for with on in at by and or it its this that these those there any some all
@@ -38,7 +40,10 @@ STOPWORDS = frozenset(
     nos nas em é são ao à se por pelo pela sobre isso me nos diga mostre há tem
     и в во на с со к ко по о об от до из за для что какой какая какие каких какое кто где
     когда почему как ли это этот эта эти мне нам про есть у же ты вы мы он она они
-    if если""".split()
+    if если
+    meu minha meus minhas teu tua teus tuas seu sua seus suas nosso nossa nossos nossas
+    dele dela deles delas мой моя моё мое мои твой твоя твои наш наша наше наши ваш ваша
+    ваше ваши свой своя свои его её ее их""".split()
 )
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
-from core.asked import recall_query
+from core.asked import asks_amount, recall_query
 from core.langid import LANGUAGES
 from core.language import (
     QUESTION_WORDS,
@@ -130,7 +130,8 @@ class Retriever(Stage):
         if not clauses:  # "where is checkout located?": who is it about, and what?
             moved = split_verb(question, self.ctx.verb_forms)
             clauses = self.extractor.parse(moved, question=True) if moved else []
-        asked = kind_asked(question, self._kind_by_key)
+        # "how many people ...?", "what's the min number of people?" ask a number, not a person
+        asked = None if asks_amount(question) else kind_asked(question, self._kind_by_key)
         unknown = [
             name
             for c in clauses
