@@ -332,6 +332,10 @@ def pick_quote(
                 # and what a lead-in introduces keeps it: "R$ 250 por mês de manutenção" was
                 # quoted without "Aparelho ortodôntico fixo:" before it
                 shown = f"{parts[i - 1]} {sentence}"
+            elif not i and len(parts) > 1 and len(sentence.split()) < MIN_WORDS:
+                # a short first one, with the one after it: "Bolo vegano também fazemos!" was
+                # quoted without "mesmo preço do normal" (sabor's tuning part)
+                shown = f"{sentence} {parts[1]}"
             # what the quote shows holds the number, address or contact: "WhatsApp для
             # клиентов:" is quoted with the number that follows it
             lead = shown if sentence.endswith(":") else sentence

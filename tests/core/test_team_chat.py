@@ -178,3 +178,14 @@ def test_possessives_are_stop_words_in_the_three_languages() -> None:
         toks = set(index_tokens(text))
         assert not toks & {"meu", "minha", "мой", "моя", "наш", "my", "your"}, toks
         assert len(toks) == 2, toks
+
+
+async def test_a_short_first_sentence_is_quoted_with_the_next(use_core: Core) -> None:
+    """ "fazem bolo vegano? é mais caro?" quoted "Bolo vegano também fazemos!" alone, without
+    "mesmo preço do normal" after it (sabor's tuning part)."""
+    chat = [
+        ("Camila", "Bolos de casamento: 42€ por kg, mínimo 3 kg", 0),
+        ("Camila", "Bolo vegano também fazemos! mesmo preço do normal, só o recheio muda", 60),
+    ]
+    answer = await _answer(use_core, chat, "fazem bolo vegano? é mais caro?")
+    assert "mesmo preço do normal" in answer, answer
