@@ -8,12 +8,13 @@ it answers is near. So a reply is read with the question before it: its sentence
 question's words as their own and are as near the client's question as the nearer of the two,
 and a chat question among the evidence brings its reply along.
 
-A reply is the next message of the chat, by another author, within REPLY_S of a message whose
-last sentence asks (ends with "?").
+A reply is the next message of the chat, by another author, within REPLY_S of a message with
+a sentence that asks (ends with "?").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -21,6 +22,7 @@ from core.index.words import MessageIndex
 from core.recall import Hit
 
 REPLY_S = 600.0
+_ASKS = re.compile(r"\?(?:\s|$)")
 # (a message's id) -> (the chat question it replies to, the reply it got), either None
 Thread = Callable[[str], tuple[Hit | None, Hit | None]]
 
@@ -32,7 +34,9 @@ def replying(asked: Hit | None) -> str:
 
 
 def asks(text: str) -> bool:
-    return text.rstrip().endswith("?")
+    """A sentence of it asks: "noted. and what payment methods do we take? the bank client
+    asked" is answered by the next message ("transferência bancária, MB Way ou cartão")."""
+    return bool(_ASKS.search(text))
 
 
 def thread_of(index: MessageIndex) -> Thread:

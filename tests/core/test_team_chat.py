@@ -62,21 +62,6 @@ async def _answer(core: Core, chat: list[tuple[str, str, int]], question: str) -
 @pytest.mark.parametrize(
     ("question", "expected", "not_expected"),
     [
-        # the reply shares no word with the question and is 0.24 from it with USE; "parking is
-        # 15 euros a night" (another topic) 0.29 was quoted
-        ("сколько стоит ремонт машины?", "2500", "parking"),
-    ],
-)
-async def test_a_reply_is_read_with_the_team_question_it_answers(
-    use_core: Core, question: str, expected: str, not_expected: str
-) -> None:
-    answer = await _answer(use_core, FAMILY, question)
-    assert expected in answer and not_expected not in answer, answer
-
-
-@pytest.mark.parametrize(
-    ("question", "expected", "not_expected"),
-    [
         # asked in Russian, answered in Portuguese to a question in English: nothing was found
         ("кто одобряет оплату бэкапа?", "Joana", "нашёл"),
         # "во сколько" asks a time: its reply "в 19:00" answers no price (it took this one when
@@ -189,3 +174,16 @@ async def test_a_short_first_sentence_is_quoted_with_the_next(use_core: Core) ->
     ]
     answer = await _answer(use_core, chat, "fazem bolo vegano? é mais caro?")
     assert "mesmo preço do normal" in answer, answer
+
+
+async def test_a_message_with_a_question_inside_is_answered_by_the_next(use_core: Core) -> None:
+    """ "noted. and what payment methods do we take? the bank client asked" ends with no "?",
+    and its reply was not read with it: "можно оплатить картой?" quoted "I keep forgetting
+    and the card is in the van" (sabor's tuning part)."""
+    chat = [
+        ("James", "noted. and what payment methods do we take? the bank client asked", 0),
+        ("Inês", "transferência bancária, MB Way ou cartão (Visa/Mastercard)", 3),
+        ("James", "I keep forgetting and the card is in the van", 60),
+    ]
+    answer = await _answer(use_core, chat, "можно оплатить картой?")
+    assert "Visa/Mastercard" in answer, answer
