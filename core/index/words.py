@@ -1,10 +1,11 @@
 """A chat's messages as a keyword index: BM25 postings over lemmatised tokens (en/pt/ru),
-authors, texts and timestamps, in memory. Built when a chat opens, appended to on every stored
+authors, texts, timestamps and worlds, in memory. Built when a chat opens, appended to on every stored
 message (core/store/); ranked by core/recall/fusion.py."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -79,6 +80,9 @@ class MessageIndex:
         self.row_of: dict[str, int] = {}
         self.authors: list[str] = []  # display names
         self.texts: list[str] = []  # evidence text without a database round trip
+        # each row's world as the database holds it, through moves and merges: a question
+        # scoped to one world reads it here, not with a database statement
+        self.worlds: list[str] = []
         self.by_author: dict[str, list[int]] = {}  # author name key -> rows
         self._author_tokens: dict[str, set[str]] = {}  # author key -> its name tokens
         self._ts: list[float] = []
@@ -96,7 +100,7 @@ class MessageIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def add(self, message_id: str, author: str, text: str, ts: datetime) -> None:
+    def add(self, message_id: str, author: str, text: str, ts: datetime, world: str = "") -> None:
         if message_id in self.row_of:
             return
         row = len(self.ids)
@@ -104,6 +108,7 @@ class MessageIndex:
         self.row_of[message_id] = row
         self.authors.append(author)
         self.texts.append(text)
+        self.worlds.append(world)
         akey = name_key(author)
         self.by_author.setdefault(akey, []).append(row)
         if akey not in self._author_tokens:
@@ -157,6 +162,21 @@ class MessageIndex:
             rows.append(row)
             tfs.append(tf)
             self._cache.pop(tok, None)  # an array built before is stale
+
+    def move(self, message_ids: Iterable[str], world: str) -> None:
+        """These messages now belong to `world` (a regrouping moved them)."""
+        for message_id in message_ids:
+            row = self.row_of.get(message_id)
+            if row is not None:
+                self.worlds[row] = world
+
+    def merge(self, src: str, dst: str) -> None:
+        """Every message of world src now belongs to dst (a merge; ~0.5 ms at 10k rows)."""
+        self.worlds = [dst if w == src else w for w in self.worlds]
+
+    def world(self, message_id: str) -> str:
+        row = self.row_of.get(message_id)
+        return "" if row is None else self.worlds[row]
 
     # ------------------------------------------------------------------ lookups
     def ts(self, row: int) -> datetime:

@@ -169,7 +169,7 @@ class Retriever(Stage):
                 store, question, q_emb, literal, [], worlds
             )
             names = ", ".join(unknown) if unknown else self.content_phrase(question)
-            quote = self.quote(store, question, q_emb, lang, hits, near, missing)
+            quote = self.quote(store, question, q_emb, lang, hits, near, missing, worlds=worlds)
             # a name the question uses is worth saying back ("nothing about billing"); a
             # phrase of its words is not ("nothing about much Pro 20 seats")
             # each name once: the parse and the quote may both find it ("«Анн, Анн»")
@@ -293,6 +293,7 @@ class Retriever(Stage):
             # "Монти", which no message holds, is no unknown name
             entity_names=[*(store.entities[e].name for e in literal), *mentions.phrases],
             outdated=outdated,
+            worlds=worlds,
         )
         text = compose(
             self.ontology,
@@ -338,6 +339,7 @@ class Retriever(Stage):
         *,
         entity_names: Sequence[str] = (),
         outdated: Set[str] = frozenset(),
+        worlds: Set[str] = frozenset(),
     ) -> Quote | None:
         """The sentence that answers (core/quote.py), with what this chat and model give it:
         its idf, its authors, the word bridge and the meaning score. Names the question
@@ -355,6 +357,11 @@ class Retriever(Stage):
             unknown=missing,
             speaker=lambda n: bool(store.recall.speakers(n)),
             thread=thread_of(store.recall),
+            home=(
+                (lambda m: store.resolve_world(store.recall.world(m)) in worlds)
+                if len(worlds) == 1
+                else None
+            ),
         )
 
     def _meaning(self, q_emb: Vector, store: GraphStore) -> Meaning | None:
@@ -427,17 +434,14 @@ class Retriever(Stage):
             and (self._homonym(store, question) or bool(literal))
         ):
             home = next(iter(worlds))
-            where = {
-                m.id: store.resolve_world(m.world) for m in store.messages([h.id for h in hits])
-            }
-            mine = [h for h in hits if where.get(h.id) == home]
+
+            def at_home(h: Hit) -> bool:  # the message index knows each message's world
+                return store.resolve_world(store.recall.world(h.id)) == home
+
+            mine = [h for h in hits if at_home(h)]
             if mine:
                 hits = mine
-                where.update(
-                    (m.id, store.resolve_world(m.world))
-                    for m in store.messages([h.id for h in near if h.id not in where])
-                )
-                near = [h for h in near if where.get(h.id) == home]
+                near = [h for h in near if at_home(h)]
         shown = hits[:10]
         shown += [h for h in near if h.id not in {s.id for s in shown}]
         around = thread_of(store.recall)

@@ -93,7 +93,7 @@ class ChatIndexes(KuzuConnection):
         self._load_entities()
         for row, vec in self._vectors(
             "MATCH (m:Message) WHERE m.chat = $chat "
-            "RETURN m.id, m.seq, m.author, m.text, m.ts, m.emb ORDER BY m.seq"
+            "RETURN m.id, m.seq, m.author, m.text, m.ts, m.world, m.emb ORDER BY m.seq"
         ):
             self.message_ids.add(row[0])
             self.message_seq = max(self.message_seq, int(row[1]))
@@ -101,7 +101,8 @@ class ChatIndexes(KuzuConnection):
                 self.message_vectors.add(row[0], vec)
             else:  # see ChatStore.repair_vectors
                 self.unembedded.setdefault("m", []).append(row[0])
-            self.recall.add(row[0], row[2] or "", row[3] or "", _utc(row[4]) or datetime.now(UTC))
+            ts = _utc(row[4]) or datetime.now(UTC)
+            self.recall.add(row[0], row[2] or "", row[3] or "", ts, row[5] or "")
         for row, vec in self._vectors(
             "MATCH (w:Record) WHERE w.chat = $chat AND w.kind = 'world' "
             "RETURN w.key, w.topic, w.access_count, "

@@ -101,6 +101,7 @@ class WorldMerger(MessageLog):
                 "MATCH (m:Message) WHERE m.chat = $chat AND m.world = $s SET m.world = $d",
                 {"s": src, "d": dst},
             )
+            self.recall.merge(src, dst)
             self._exec(
                 "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.world = $s SET f.world = $d",
                 {"s": src, "d": dst},

@@ -58,7 +58,7 @@ class MessageLog(GraphReader):
         if world in self.worlds:
             self.worlds[world].messages += 1
         self.last_world, self.last_message_ts = world, _utc(ts)
-        self.recall.add(message_id, author, text, _utc(ts) or ts)
+        self.recall.add(message_id, author, text, _utc(ts) or ts, world)
         return MessageRow(message_id, self.message_seq, author, text, ts, world, extraction)
 
     def set_extraction(self, message_id: str, status: str) -> None:

@@ -217,6 +217,7 @@ class WorldMover(HistoryWriter):
                 "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $ids SET m.world = $dst",
                 {"ids": self._us(ids), "dst": dst},
             )
+            self.recall.move(ids, dst)
             orphans = [e for e, t in target.items() if t != e and e not in staying]
             if orphans:
                 self._exec(

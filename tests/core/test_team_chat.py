@@ -59,6 +59,14 @@ async def _answer(core: Core, chat: list[tuple[str, str, int]], question: str) -
     return (await core.ask("c", question, author="client")).answer
 
 
+async def test_a_question_of_one_topic_is_answered_from_its_world(use_core: Core) -> None:
+    """ "сколько стоит ремонт машины?" is routed to the car's world, and quoted the hotel's
+    "yes, parking is 15 euros a night" (a reply that borrows "car" from "does it have parking?
+    we'll rent a car there"): a sentence of the question's world now weighs more."""
+    answer = await _answer(use_core, FAMILY, "сколько стоит ремонт машины?")
+    assert "2500" in answer and "parking" not in answer, answer
+
+
 @pytest.mark.parametrize(
     ("question", "expected", "not_expected"),
     [

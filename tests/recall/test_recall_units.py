@@ -9,7 +9,7 @@ import pytest
 
 from core.index.vectors import VectorMatrix
 from core.models import Trace
-from core.quote import pick_quote, sentences
+from core.quote import pick_quote
 from core.recall import (
     Hit,
     MessageIndex,
@@ -19,6 +19,7 @@ from core.recall import (
     parse_period,
     rank,
 )
+from core.sentences import sentences
 
 NOW = datetime(2024, 6, 18, 10, tzinfo=UTC)
 

@@ -77,6 +77,8 @@ def test_a_merge_unifying_many_entities_keeps_every_fact_on_its_own_entities(
             assert {(f["world"], f["status"]) for f in facts} == {("w1", "active")}
             names = {(e.world, e.name) for e in check.entities.values()}
             assert names == {("w1", n) for n in ("crm", "search", "billing", "auth", "etl")}
+            # the message index follows the merge as the database did (evidence reads it)
+            assert set(check.recall.worlds) == {"w1"}, check.recall.worlds
     finally:
         store.close()
 

@@ -423,6 +423,15 @@ async def test_python_code_then_pet_python_back_to_back_split_without_the_schedu
     ans = await world_core.ask(chat, "What does my python eat?")
     assert snake_w == set(ans.worlds)
     assert all(f.world in snake_w for f in ans.facts)
+    # the message index keeps each message's world through the moves and merges (evidence
+    # scoped to one world reads it there), and reads it back when the chat is opened again
+    for _ in range(2):
+        indexed = await world_core.pool.run(
+            chat,
+            lambda s: {s.recall.texts[row]: w for row, w in enumerate(s.recall.worlds)},
+        )
+        assert indexed == world_of
+        await world_core.pool.discard(chat)
 
 
 SNAKE_FOUR = [

@@ -1,0 +1,27 @@
+"""A message split into the sentences a quote may show (core/quote.py)."""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|(?<=:)\s+(?=\S+(?:\s+\S+){3,})")
+# a part ending in a title, a street word or an initial ends no sentence: "Dr. Paulo é o
+# responsável pela ortodontia." was quoted as "Paulo é o responsável pela ortodontia."
+_ABBREVIATION = re.compile(
+    r"(?:^|[\s(])(?:(?i:dr|dra|drs|sr|sra|srta|mr|mrs|ms|prof|profa|eng|st|av|ave|rd|jr|"
+    r"ул|пр|просп|пер|д|г|им|т\.\s?е|т\.\s?к|тел|tel)|[A-ZА-ЯЁ])\.$"
+)
+
+
+def sentences(text: str) -> list[str]:
+    """The message split into sentences (a lead-in before ':' counts as one when what follows
+    is a sentence of its own: "Pricing update: the Pro plan is $49 ...")."""
+    parts: list[str] = []
+    for part in (p.strip() for p in _SENTENCE_END.split(text.strip())):
+        if not part:
+            continue
+        if parts and _ABBREVIATION.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {part}"
+        else:
+            parts.append(part)
+    return parts or [text.strip()]
