@@ -1,6 +1,6 @@
 """A chat's messages as a keyword index: BM25 postings over lemmatised tokens (en/pt/ru),
-authors, texts, timestamps and worlds, in memory. Built when a chat opens, appended to on every stored
-message (core/store/); ranked by core/recall/fusion.py."""
+authors, texts, timestamps and worlds, in memory. Built when a chat opens, appended to on every
+stored message (core/store/); ranked by core/recall/fusion.py."""
 
 from __future__ import annotations
 
