@@ -1,6 +1,7 @@
 """`python -m bot export`: a chat as JSON Lines (issue 12), which `ingest` reads back.
 
-One line per message, oldest first: {"id", "author", "text", "ts", "world"}; then one line per
+One line per message, oldest first: {"id", "author", "text", "ts", "world"}, and "reply_to" (the
+id of the message it answers, a Telegram reply or a Slack thread) when it has one; then one line per
 fact, history included, oldest first: {"subject", "subject_kind", "predicate", "object",
 "object_kind", "confidence", "sources", "valid_from", "valid_to", "status"}. Field names are a
 contract, like the rest of the JSON CLI. `ingest` of such a file (restore_file) restores the
@@ -28,7 +29,11 @@ FACT_FIELDS = tuple(name for name in FactView.model_fields if name not in ("id",
 
 def export_lines(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The JSON Lines objects of a chat export (Core.export)."""
-    lines = [{k: m.get(k) for k in MESSAGE_FIELDS} for m in data["messages"]]
+    lines = [
+        {k: m.get(k) for k in MESSAGE_FIELDS}
+        | ({"reply_to": m["reply_to"]} if m.get("reply_to") else {})
+        for m in data["messages"]
+    ]
     facts = sorted(data["facts"], key=lambda f: (f["valid_from"], f["id"]))
     lines.extend({k: f.get(k) for k in FACT_FIELDS} for f in facts)
     return lines
@@ -79,6 +84,7 @@ async def restore_file(core: CoreApi, chat: str, path: Path, *, err: TextIO) -> 
                     text=str(item["text"]),
                     message_id=str(item.get("id") or "").strip()[:200] or new_id("m"),
                     ts=parse_timestamp(item.get("ts")),
+                    reply_to=str(item.get("reply_to") or "") or None,
                 )
             except (ValueError, ValidationError, CoreError) as exc:
                 counts["invalid"] += 1

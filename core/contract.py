@@ -124,7 +124,14 @@ class CoreApi(Remembers, Protocol):
     ) -> IngestResult: ...
 
     async def restore_message(
-        self, chat: str, *, author: str, text: str, message_id: str, ts: datetime | None
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str,
+        ts: datetime | None,
+        reply_to: str | None = None,
     ) -> IngestResult: ...
 
     async def restore_fact(self, chat: str, fact: FactView) -> bool: ...

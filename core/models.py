@@ -237,6 +237,9 @@ class IncomingMessage(BaseModel):
     message_id: str | None = None  # unique in its chat: a redelivered message is stored once
     ts: Zoned | None = None  # None: the core stamps it with its clock
     client: ClientInfo | None = None  # who is speaking, for a hand-off card
+    # the id of the message of this chat it answers (a Telegram reply, a Slack thread's
+    # parent): read with it as a reply to a team question is (core/replies.py)
+    reply_to: str | None = None
 
 
 class HandOff(BaseModel):

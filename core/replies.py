@@ -9,8 +9,10 @@ sentences count that question's words as their own, are as near the client's que
 that question less half the calibrated gap (core/quote.py, REPLY_DISCOUNT), and a chat
 question among the evidence brings its reply along.
 
-A reply is the next message of the chat, by another author, within REPLY_S of a message with
-a sentence that asks (ends with "?").
+A reply is the message a front-end says replies to one that asks (a Telegram reply, a Slack
+thread: in a busy group the answer is rarely the next message), otherwise the next message of
+the chat, by another author, within REPLY_S of a message with a sentence that asks (ends with
+"?").
 """
 
 from __future__ import annotations
@@ -54,15 +56,26 @@ def thread_of(index: MessageIndex) -> Thread:
             and after < len(index)
             and asks(index.texts[before])
             and index.authors[before] != index.authors[after]
+            # a message a front-end says answers another is no reply to the one before it
+            and index.replied_to.get(index.ids[after], index.ids[before]) == index.ids[before]
             and (index.ts(after) - index.ts(before)).total_seconds() <= REPLY_S
         )
+
+    def linked(message_id: str | None) -> int | None:
+        return index.row_of.get(message_id) if message_id is not None else None
 
     def around(message_id: str) -> tuple[Hit | None, Hit | None]:
         row = index.row_of.get(message_id)
         if row is None:
             return None, None
-        asked = hit(row - 1) if pair(row - 1, row) else None
-        reply = hit(row + 1) if pair(row, row + 1) else None
+        if (parent := linked(index.replied_to.get(message_id))) is not None:
+            asked = hit(parent) if asks(index.texts[parent]) else None
+        else:
+            asked = hit(row - 1) if pair(row - 1, row) else None
+        if (child := linked(index.first_reply.get(message_id))) is not None:
+            reply = hit(child) if asks(index.texts[row]) else None
+        else:
+            reply = hit(row + 1) if pair(row, row + 1) else None
         return asked, reply
 
     return around

@@ -161,11 +161,18 @@ class Core(Remembers):
         )
 
     async def restore_message(
-        self, chat: str, *, author: str, text: str, message_id: str, ts: datetime | None
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str,
+        ts: datetime | None,
+        reply_to: str | None = None,
     ) -> IngestResult:
         """A message of an export (`python -m bot export`), stored without extraction."""
         return await self._history.restore_message(
-            chat, author=author, text=text, message_id=message_id, ts=ts
+            chat, author=author, text=text, message_id=message_id, ts=ts, reply_to=reply_to
         )
 
     def has_chat(self, chat: str) -> bool:

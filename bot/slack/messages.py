@@ -88,8 +88,15 @@ def register_messages(
         # the ts is unique per channel: Slack's event retries then store nothing twice
         ts = d.event["ts"]
         who = await client_for(d.core, describe)
+        # a message in a thread replies to the thread's parent (its ts is the thread's)
+        parent = d.event.get("thread_ts")
         return IncomingMessage(
-            author=author, text=text, message_id=ts, ts=message_time(ts), client=who
+            author=author,
+            text=text,
+            message_id=ts,
+            ts=message_time(ts),
+            client=who,
+            reply_to=parent if parent and parent != ts else None,
         )
 
     async def converse(d: Delivery) -> None:

@@ -48,17 +48,23 @@ def lang_of(user: User | None) -> str:
     return language_of(user.language_code if user else None)
 
 
-async def is_addressed(message: Message, bot: Bot) -> bool:
-    """In a group: does this message mention the bot or reply to it?"""
-    me = await bot.me()  # cached by aiogram after the first call
+def replied(message: Message) -> Message | None:
+    """The message this one replies to. In a forum topic every message "replies" to the
+    topic's first message: not a real reply."""
     reply = message.reply_to_message
-    # In a forum topic every message "replies" to the topic's first message: not a real reply.
     topic_root = (
         message.is_topic_message
         and reply is not None
         and (reply.message_id == message.message_thread_id)
     )
-    if reply is not None and not topic_root and reply.from_user and reply.from_user.id == me.id:
+    return None if topic_root else reply
+
+
+async def is_addressed(message: Message, bot: Bot) -> bool:
+    """In a group: does this message mention the bot or reply to it?"""
+    me = await bot.me()  # cached by aiogram after the first call
+    reply = replied(message)
+    if reply is not None and reply.from_user and reply.from_user.id == me.id:
         return True
     text = message.text or message.caption or ""
     handle = f"@{me.username}".lower() if me.username else None

@@ -13,6 +13,7 @@ from bot.telegram.common import (
     is_addressed,
     is_group,
     rate_limited,
+    replied,
     send_long,
     typing,
     without_mention,
@@ -48,8 +49,13 @@ async def on_text(
     async def describe() -> ClientInfo:  # issue 8: who the client is, for a hand-off card
         return client_of(message, author)
 
+    parent = replied(message)  # what a team member answers ("who approves that?")
     said = IncomingMessage(
-        author=author, text=text, message_id=str(message.message_id), ts=message.date
+        author=author,
+        text=text,
+        message_id=str(message.message_id),
+        ts=message.date,
+        reply_to=str(parent.message_id) if parent is not None else None,
     )
     if overheard:
         client = await client_for(core, describe)

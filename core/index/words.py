@@ -83,6 +83,10 @@ class MessageIndex:
         # each row's world as the database holds it, through moves and merges: a question
         # scoped to one world reads it here, not with a database statement
         self.worlds: list[str] = []
+        # explicit replies (a Telegram reply, a Slack thread): message -> the one it answers,
+        # and each answered message's first reply
+        self.replied_to: dict[str, str] = {}
+        self.first_reply: dict[str, str] = {}
         self.by_author: dict[str, list[int]] = {}  # author name key -> rows
         self._author_tokens: dict[str, set[str]] = {}  # author key -> its name tokens
         self._ts: list[float] = []
@@ -162,6 +166,10 @@ class MessageIndex:
             rows.append(row)
             tfs.append(tf)
             self._cache.pop(tok, None)  # an array built before is stale
+
+    def link(self, message_id: str, parent_id: str) -> None:
+        self.replied_to[message_id] = parent_id
+        self.first_reply.setdefault(parent_id, message_id)
 
     def move(self, message_ids: Iterable[str], world: str) -> None:
         """These messages now belong to `world` (a regrouping moved them)."""

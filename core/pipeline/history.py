@@ -62,13 +62,21 @@ class History(Ingest):
         return result
 
     async def restore_message(
-        self, chat: str, *, author: str, text: str, message_id: str, ts: datetime | None
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str,
+        ts: datetime | None,
+        reply_to: str | None = None,
     ) -> IngestResult:
         """A message of an export, stored without extraction: its facts come from the export."""
         text = self.check_text(text)
         author = clean_name(author or "user")[:100] or "user"
         stamp = as_utc(ts) or self.clock.now()
-        checked = Checked(message_id, author, text, stamp, await self.message_vector(text))
+        vector = await self.message_vector(text)
+        checked = Checked(message_id, author, text, stamp, vector, (reply_to or "")[:200])
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():

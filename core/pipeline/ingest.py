@@ -34,6 +34,7 @@ class Checked:
     text: str
     ts: datetime
     emb: Vector
+    reply_to: str = ""  # the stored message of the chat it replies to, when one is known
 
 
 class Ingest(Writer):
@@ -53,7 +54,8 @@ class Ingest(Writer):
         settled = await durable.begin(
             self.inbound, chat, msg_id, kind="message", author=author, text=text, ts=ts
         )
-        checked = Checked(msg_id, author, text, ts, await self.message_vector(text))
+        reply_to = (message.reply_to or "").strip()[:200]
+        checked = Checked(msg_id, author, text, ts, await self.message_vector(text), reply_to)
         if self.llm is None:
             stored = await self.pool.run(
                 chat, lambda s: self.ingest_offline(s, checked, settled=settled)
@@ -156,6 +158,8 @@ class Ingest(Writer):
             extraction=extraction,
             embedding=emb,
         )
+        if message.reply_to and message.reply_to in store.message_ids:
+            store.add_reply(msg_id, message.reply_to)
         if into is not None:  # born and merged at once: the message went there directly
             fold_newborn(store, into, emb, now)
             result = IngestResult(message_id=msg_id, world=into.id, world_born=False)

@@ -103,6 +103,10 @@ class ChatIndexes(KuzuConnection):
                 self.unembedded.setdefault("m", []).append(row[0])
             ts = _utc(row[4]) or datetime.now(UTC)
             self.recall.add(row[0], row[2] or "", row[3] or "", ts, row[5] or "")
+        for child, parent in self._rows(
+            "MATCH (r:Record) WHERE r.chat = $chat AND r.kind = 'reply' RETURN r.key, r.body"
+        ):
+            self.recall.link(child, parent)
         for row, vec in self._vectors(
             "MATCH (w:Record) WHERE w.chat = $chat AND w.kind = 'world' "
             "RETURN w.key, w.topic, w.access_count, "

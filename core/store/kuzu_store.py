@@ -195,6 +195,8 @@ class ChatStore(WorldMover):
                     "text": m.text,
                     "ts": m.ts.isoformat(),
                     "world": m.world,
+                    # the message it replies to (a Telegram reply, a Slack thread), when known
+                    **({"reply_to": p} if (p := self.recall.replied_to.get(m.id)) else {}),
                 }
                 for m in self.messages(
                     [

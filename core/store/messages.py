@@ -61,6 +61,17 @@ class MessageLog(GraphReader):
         self.recall.add(message_id, author, text, _utc(ts) or ts, world)
         return MessageRow(message_id, self.message_seq, author, text, ts, world, extraction)
 
+    def add_reply(self, message_id: str, parent_id: str) -> None:
+        """The message replies to an earlier one of the chat (a Telegram reply, a Slack
+        thread): kept as a Record, the small-kinds table (core/store/shard.py)."""
+        if self._staged is not None:  # an import carries no replies
+            return
+        self._exec(
+            "CREATE (:Record {uid: $rid, chat: $chat, kind: 'reply', key: $id, body: $p})",
+            {"rid": self._u(f"reply:{message_id}"), "id": message_id, "p": parent_id},
+        )
+        self.recall.link(message_id, parent_id)
+
     def set_extraction(self, message_id: str, status: str) -> None:
         self._exec(
             "MATCH (m:Message {uid: $u}) WHERE m.chat = $chat SET m.extraction = $x",

@@ -10,7 +10,7 @@ from pathlib import Path
 from bot.cli import ingest_file
 from bot.export import export_chat
 from core.embedding import HashEmbedder
-from core.models import TripleIn
+from core.models import IncomingMessage, TripleIn
 from core.service import Core, CoreConfig
 from core.store.pool import StorePool
 from ontology import Ontology
@@ -40,7 +40,10 @@ async def test_export_then_ingest_restores_the_chat(tmp_path: Path, ontology: On
             "платежи зависят от антифрода",
         ]
     ):
-        await core.remember(CHAT, author="Ana", text=text, message_id=f"m{i}")
+        # "ok vou ver" answers the first message (a Telegram reply): the link makes the trip
+        reply_to = "m0" if i == 1 else None
+        said = IncomingMessage(author="Ana", text=text, message_id=f"m{i}", reply_to=reply_to)
+        await core.remember_message(CHAT, said)
     triple = TripleIn(
         subject="Bob",
         subject_kind="person",
@@ -57,6 +60,7 @@ async def test_export_then_ingest_restores_the_chat(tmp_path: Path, ontology: On
     lines = [json.loads(x) for x in out.getvalue().splitlines()]
     assert {tuple(sorted(x)) for x in lines} == {
         ("author", "id", "text", "ts", "world"),
+        ("author", "id", "reply_to", "text", "ts", "world"),
         (
             "confidence",
             "object",

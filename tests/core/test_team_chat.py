@@ -141,6 +141,15 @@ def test_a_reply_is_the_next_message_by_someone_else_soon_after_a_question() -> 
     assert around("m3") == (None, None)
     assert around("m5") == (None, None)
     assert around("unknown") == (None, None)
+    # a link a front-end gave wins over adjacency, both ways, and a message that replies to
+    # another by link is no reply to the question before it
+    index.link("m5", "m4")  # "me" answers "who has the key?", though 10 minutes late
+    index.link("m1", "m2")  # (as if) "in the kitchen" replied to a later question
+    asked, reply = around("m5")
+    assert asked is not None and asked.id == "m4"
+    asked, reply = around("m4")
+    assert reply is not None and reply.id == "m5"
+    assert around("m0")[1] is None  # its next message answers something else
 
 
 CATERING = [
@@ -195,3 +204,34 @@ async def test_a_message_with_a_question_inside_is_answered_by_the_next(use_core
     ]
     answer = await _answer(use_core, chat, "можно оплатить картой?")
     assert "Visa/Mastercard" in answer, answer
+
+
+async def test_a_reply_a_front_end_links_is_read_with_its_question_in_a_busy_chat(
+    use_core: Core,
+) -> None:
+    """In a busy group the answer is rarely the next message: a Telegram reply or a Slack
+    thread says which message it answers (IncomingMessage.reply_to), and that link is kept
+    with the chat (read back when it is opened again)."""
+    from core.models import IncomingMessage
+
+    t0 = datetime(2026, 11, 1, 9, tzinfo=UTC)
+    said = [
+        ("q", "Ana", "quanto cobramos pela limpeza profunda de um T2?", None, 0),
+        ("x1", "Bob", "the van is back from the garage", None, 3),
+        ("x2", "Olga", "кто взял мой зарядник?", None, 5),
+        ("x3", "Bob", "not me, check the kitchen", "x2", 6),
+        ("a", "Dan", "uns 140 euros, com janelas 170", "q", 25),
+    ]
+    for mid, author, text, parent, minutes in said:
+        message = IncomingMessage(
+            author=author,
+            text=text,
+            message_id=mid,
+            ts=t0 + timedelta(minutes=minutes),
+            reply_to=parent,
+        )
+        await use_core.remember_message("c", message)
+    for _ in range(2):
+        answer = (await use_core.ask("c", "how much is a deep cleaning of a T2?")).answer
+        assert "140 euros" in answer and "nothing" not in answer, answer
+        await use_core.pool.discard("c")  # opened again: the link is read back

@@ -102,3 +102,23 @@ async def test_an_overheard_message_too_long_to_remember_is_dropped_quietly(
     await eventually(lambda: _has(core, CHAT, 1))
     assert await posted_after_a_marker(slack, fake_slack) == []  # no apology in the channel
     assert await messages_in(core, CHAT) == 1
+
+
+async def test_a_thread_reply_is_remembered_as_the_reply_to_its_parent(
+    slack: SlackHttp, core: Any
+) -> None:
+    """A reply in a thread answers the thread's parent, whatever the channel said between:
+    the front-end passes the parent's ts (IncomingMessage.reply_to) and the chat keeps the
+    link (core/replies.py reads it)."""
+    asked = {**channel_message("who approves the backup invoices?"), "user": "U2"}
+    between = {**channel_message("the van is back"), "user": "U3"}
+    reply = {**channel_message("Joana approves them"), "user": "U4", "thread_ts": asked["ts"]}
+    for event in (asked, between, reply):
+        assert await slack.event(event) == 200
+        await eventually(lambda n=event: _stored(core, n["ts"]))
+    links = await core.pool.run(CHAT, lambda s: dict(s.recall.replied_to))
+    assert links == {reply["ts"]: asked["ts"]}
+
+
+async def _stored(core: Any, message_id: str) -> bool:
+    return bool(await core.pool.run(CHAT, lambda s: message_id in s.message_ids))

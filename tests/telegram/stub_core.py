@@ -117,7 +117,14 @@ class StubCore(Remembers):
         self._unscripted("correct", chat, text)
 
     async def restore_message(
-        self, chat: str, *, author: str, text: str, message_id: str, ts: datetime | None
+        self,
+        chat: str,
+        *,
+        author: str,
+        text: str,
+        message_id: str,
+        ts: datetime | None,
+        reply_to: str | None = None,
     ) -> IngestResult:
         self._unscripted("restore_message", chat, text)
 

@@ -3,6 +3,7 @@ Bot API server, with the real core on a Kùzu database."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -303,3 +304,30 @@ def _has_buttons(call: Call) -> bool:
 def _buttons(call: Call) -> list[str]:
     rows = call.params["reply_markup"]["inline_keyboard"]
     return [button["callback_data"] for row in rows for button in row]
+
+
+async def test_a_reply_in_a_group_is_remembered_as_the_reply_to_its_message(
+    core: Any, bot_runner: BotRunner, fake_api: FakeBotAPI
+) -> None:
+    """A team member's Telegram reply answers the message it replies to, whatever the group
+    said between: the front-end passes its id (IncomingMessage.reply_to) and the chat keeps
+    the link (core/replies.py reads it)."""
+    await bot_runner.start(core)
+    group = -1009
+    kw: dict[str, Any] = {"chat_type": "supergroup"}
+    asked = fake_api.message_update(group, "who approves the backup invoices?", user_id=2, **kw)
+    between = fake_api.message_update(group, "the van is back", user_id=3, **kw)
+    reply = fake_api.message_update(
+        group, "Joana approves them", user_id=4, reply_to=asked["message"], **kw
+    )
+    for update in (asked, between, reply):
+        fake_api.push(update)
+    chat, ids = chat_key(group), [str(u["message"]["message_id"]) for u in (asked, reply)]
+
+    async def links() -> dict[str, str]:
+        return await core.pool.run(chat, lambda s: dict(s.recall.replied_to))
+
+    async with asyncio.timeout(20):
+        while not await links():  # noqa: ASYNC110 - overheard messages leave no trace
+            await asyncio.sleep(0.05)
+    assert await links() == {ids[1]: ids[0]}
