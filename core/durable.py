@@ -17,7 +17,7 @@ from datetime import datetime
 from core.contract import CoreApi
 from core.errors import CoreError
 from core.inbound import ChatRecord, InboundLog, RecordKind
-from core.models import TripleIn
+from core.models import IncomingMessage, TripleIn
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +32,13 @@ async def begin(
     text: str,
     ts: datetime,
     triple: str = "",
+    reply_to: str = "",
 ) -> bool:
     """Record the message; True when its record was already there and done (its facts were
     written: a repeat of it is only a duplicate, never a message a kill left torn)."""
     if inbound is None:
         return False
-    record = ChatRecord(chat, msg_id, kind, author, text, ts, triple, done=False)
+    record = ChatRecord(chat, msg_id, kind, author, text, ts, triple, False, reply_to)
     return (await asyncio.to_thread(inbound.begin, record)).done
 
 
@@ -90,9 +91,14 @@ async def recover(core: CoreApi) -> int:
                 triple = TripleIn.model_validate_json(rec.triple)
                 await core.remember_triple(rec.chat, triple, author=rec.author, message_id=rec.id)
             else:
-                await core.remember(
-                    rec.chat, author=rec.author, text=rec.text, message_id=rec.id, ts=rec.ts
+                said = IncomingMessage(
+                    author=rec.author,
+                    text=rec.text,
+                    message_id=rec.id,
+                    ts=rec.ts,
+                    reply_to=rec.reply_to or None,
                 )
+                await core.remember_message(rec.chat, said)
         except CoreError as exc:  # refused now means refused then: do not retry forever
             log.warning("chat=%s unfinished record %s not taken up: %s", rec.chat, rec.id, exc)
             await finish(inbound, rec.chat, rec.id)

@@ -34,6 +34,7 @@ class ChatRecord:
     ts: datetime
     triple: str  # an explicit fact (kind "fact"): the TripleIn as JSON; "" for a message
     done: bool
+    reply_to: str = ""  # the message of the chat it answers (IncomingMessage.reply_to)
 
 
 @dataclass(frozen=True)

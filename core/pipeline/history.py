@@ -150,7 +150,7 @@ class History(Ingest):
                 routing.put(rec.text, emb)
             kind = Extraction.EXPLICIT if rec.kind == "fact" else status
             with store.transaction():
-                said = Checked(rec.id, rec.author, rec.text, rec.ts, emb)
+                said = Checked(rec.id, rec.author, rec.text, rec.ts, emb, rec.reply_to)
                 got = self.store_message(store, said, kind)
                 if got.duplicate:
                     continue

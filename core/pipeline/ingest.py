@@ -51,10 +51,17 @@ class Ingest(Writer):
         msg_id = (message.message_id or "").strip()[:200] or new_id("m")
         ts = message.ts or self.clock.now()
         # recorded durably first, done only once its facts are written (core/durable.py)
-        settled = await durable.begin(
-            self.inbound, chat, msg_id, kind="message", author=author, text=text, ts=ts
-        )
         reply_to = (message.reply_to or "").strip()[:200]
+        settled = await durable.begin(
+            self.inbound,
+            chat,
+            msg_id,
+            kind="message",
+            author=author,
+            text=text,
+            ts=ts,
+            reply_to=reply_to,
+        )
         checked = Checked(msg_id, author, text, ts, await self.message_vector(text), reply_to)
         if self.llm is None:
             stored = await self.pool.run(

@@ -28,7 +28,8 @@ CREATE INDEX IF NOT EXISTS delivery_open ON delivery (source, done, received_at)
 CREATE TABLE IF NOT EXISTS record (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, chat TEXT NOT NULL, id TEXT NOT NULL,
     kind TEXT NOT NULL, author TEXT NOT NULL, text TEXT NOT NULL, ts TEXT NOT NULL,
-    triple TEXT NOT NULL DEFAULT '', done INTEGER NOT NULL DEFAULT 0, UNIQUE (chat, id));
+    triple TEXT NOT NULL DEFAULT '', done INTEGER NOT NULL DEFAULT 0,
+    reply_to TEXT NOT NULL DEFAULT '', UNIQUE (chat, id));
 CREATE INDEX IF NOT EXISTS record_open ON record (done) WHERE done = 0;
 """
 # done deliveries are kept this long to recognise a platform's re-delivery (Telegram keeps an
@@ -50,6 +51,9 @@ class SqliteInboundLog:
             # a handled delivery leave no readable text behind in the file
             self._db.execute("PRAGMA secure_delete=ON")
             self._db.executescript(_SCHEMA)
+            columns = {r[1] for r in self._db.execute("PRAGMA table_info(record)")}
+            if "reply_to" not in columns:  # a log written before replies were kept
+                self._db.execute("ALTER TABLE record ADD COLUMN reply_to TEXT NOT NULL DEFAULT ''")
             self._db.execute(
                 "DELETE FROM delivery WHERE done = 1 AND done_at < ?",
                 (time.time() - DELIVERY_RETENTION_S,),
@@ -110,8 +114,8 @@ class SqliteInboundLog:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
-                "INSERT OR IGNORE INTO record (chat, id, kind, author, text, ts, triple) "
-                "VALUES (?,?,?,?,?,?,?)",
+                "INSERT OR IGNORE INTO record (chat, id, kind, author, text, ts, triple, reply_to) "
+                "VALUES (?,?,?,?,?,?,?,?)",
                 (
                     record.chat,
                     record.id,
@@ -120,6 +124,7 @@ class SqliteInboundLog:
                     record.text,
                     record.ts.isoformat(),
                     record.triple,
+                    record.reply_to,
                 ),
             )
             row = self._db.execute(
@@ -195,10 +200,10 @@ class SqliteInboundLog:
             self._db.close()
 
 
-_COLUMNS = "chat, id, kind, author, text, ts, triple, done"
+_COLUMNS = "chat, id, kind, author, text, ts, triple, done, reply_to"
 
 
-def _record(row: tuple[str, str, str, str, str, str, str, int]) -> ChatRecord:
+def _record(row: tuple[str, str, str, str, str, str, str, int, str]) -> ChatRecord:
     ts = datetime.fromisoformat(row[5])
     return ChatRecord(
         chat=row[0],
@@ -209,4 +214,5 @@ def _record(row: tuple[str, str, str, str, str, str, str, int]) -> ChatRecord:
         ts=ts if ts.tzinfo else ts.replace(tzinfo=UTC),
         triple=row[6],
         done=bool(row[7]),
+        reply_to=row[8] or "",
     )

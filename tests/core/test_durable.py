@@ -431,3 +431,60 @@ async def test_a_message_handled_before_is_not_extracted_again_when_sent_again(
     assert len(await core.pending(CHAT)) == 1
     assert not [f for f in await core.facts(CHAT) if f.subject == "Jakarta"]
     await core.close()
+
+
+async def test_a_reply_link_survives_a_crash_and_a_rebuild_from_the_record(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """A message's explicit reply (a Telegram reply, a Slack thread) is in its durable record:
+    a message taken up after a crash, and a chat rebuilt from its record, keep the link."""
+    from core.models import IncomingMessage
+
+    def links(core: Core) -> Any:
+        return core.pool.run(CHAT, lambda s: dict(s.recall.replied_to))
+
+    core = make_core(tmp_path, ontology)
+    await core.remember(CHAT, author="ann", text="who approves the invoices?", message_id="1")
+    said = IncomingMessage(author="bob", text="Joana approves them", message_id="2", reply_to="1")
+    await core.remember_message(CHAT, said)
+    assert core.inbound is not None
+    ts = datetime(2026, 5, 1, tzinfo=UTC)  # a crash right after recording message 3
+    core.inbound.begin(ChatRecord(CHAT, "3", "message", "eve", "and Rui", ts, "", False, "1"))
+    await core.close()
+
+    core = make_core(tmp_path, ontology)
+    assert await durable.recover(core) == 1
+    assert await links(core) == {"2": "1", "3": "1"}
+    chat_dir = core.pool.path(CHAT)
+    await core.close()
+    (chat_dir / "graph.kz").write_bytes(b"not a database" * 1000)
+
+    core = make_core(tmp_path, ontology)
+    assert await links(core) == {"2": "1", "3": "1"}  # rebuilt from the record
+    await core.close()
+
+
+def test_a_log_written_before_reply_links_is_read_and_gains_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "inbound.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE record (seq INTEGER PRIMARY KEY AUTOINCREMENT, chat TEXT NOT NULL, "
+        "id TEXT NOT NULL, kind TEXT NOT NULL, author TEXT NOT NULL, text TEXT NOT NULL, "
+        "ts TEXT NOT NULL, triple TEXT NOT NULL DEFAULT '', done INTEGER NOT NULL DEFAULT 0, "
+        "UNIQUE (chat, id))"
+    )
+    db.execute(
+        "INSERT INTO record (chat, id, kind, author, text, ts) VALUES "
+        "('c', '1', 'message', 'ann', 'hello', '2026-05-01T00:00:00+00:00')"
+    )
+    db.commit()
+    db.close()
+    log = SqliteInboundLog(path)
+    try:
+        [old] = log.unfinished()
+        assert (old.id, old.text, old.reply_to) == ("1", "hello", "")
+        ts = datetime(2026, 5, 1, tzinfo=UTC)
+        log.begin(ChatRecord("c", "2", "message", "bob", "hi", ts, "", False, "1"))
+        assert [r.reply_to for r in log.unfinished()] == ["", "1"]
+    finally:
+        log.close()
