@@ -238,7 +238,7 @@ class IncomingMessage(BaseModel):
     ts: Zoned | None = None  # None: the core stamps it with its clock
     client: ClientInfo | None = None  # who is speaking, for a hand-off card
     # the id of the message of this chat it answers (a Telegram reply, a Slack thread's
-    # parent): read with it as a reply to a team question is (core/replies.py)
+    # parent): the quote reads a reply with the question it answers (core/replies.py)
     reply_to: str | None = None
 
 
