@@ -38,6 +38,7 @@ class ImportLine:
     text: str | None = None
     triple: TripleIn | None = None
     ts: datetime | None = None
+    reply_to: str | None = None  # a message's: the id of the message it answers
 
 
 def parse_line(raw: str, lineno: int) -> ImportLine:
@@ -53,7 +54,9 @@ def parse_line(raw: str, lineno: int) -> ImportLine:
     if "text" in item:
         author = str(item.get("author") or "unknown")
         ts = parse_timestamp(item.get("ts"))
-        return ImportLine(lineno, author, message_id, text=str(item["text"]), ts=ts)
+        parent = None if item.get("reply_to") is None else str(item["reply_to"])
+        text = str(item["text"])
+        return ImportLine(lineno, author, message_id, text=text, ts=ts, reply_to=parent)
     raise ValueError("a line needs 'text' (a message) or 'predicate' (a fact)")
 
 
@@ -63,7 +66,14 @@ async def remember_lines(
     """Each line's result, or the core's error for that line, in order (the core's bulk path:
     one transaction and batched embeddings per call)."""
     items = [
-        ImportItem(author=x.author, message_id=x.message_id, text=x.text, triple=x.triple, ts=x.ts)
+        ImportItem(
+            author=x.author,
+            message_id=x.message_id,
+            text=x.text,
+            triple=x.triple,
+            ts=x.ts,
+            reply_to=x.reply_to,
+        )
         for x in lines
     ]
     return await core.remember_many(chat, items) if items else []

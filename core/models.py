@@ -91,6 +91,7 @@ class ImportItem(BaseModel):
     text: str | None = None
     triple: TripleIn | None = None
     ts: Zoned | None = None
+    reply_to: str | None = None  # the id of the message it answers (IncomingMessage.reply_to)
 
 
 class IngestResult(BaseModel):

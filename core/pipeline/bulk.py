@@ -64,12 +64,15 @@ class _Line:
     triple: TripleIn | None
     emb: Vector | None = None
     settled: bool = False  # its durable record was already done (Ingest.ingest_offline)
+    reply_to: str = ""  # the message it answers (IncomingMessage.reply_to)
 
 
 def _record(chat: str, line: _Line) -> ChatRecord:
     kind: RecordKind = "message" if line.triple is None else "fact"
     triple = "" if line.triple is None else line.triple.model_dump_json()
-    return ChatRecord(chat, line.msg_id, kind, line.author, line.text, line.ts, triple, False)
+    return ChatRecord(
+        chat, line.msg_id, kind, line.author, line.text, line.ts, triple, False, line.reply_to
+    )
 
 
 def _borne(store: GraphStore, names: dict[str, Vector]) -> dict[str, Vector]:
@@ -230,7 +233,8 @@ class BulkIngest(Ingest):
         except CoreError as exc:
             return exc
         author = clean_name(item.author or "user")[:100] or "user"
-        return _Line(index, msg_id, author, text, item.ts or self.clock.now(), None)
+        ts = item.ts or self.clock.now()
+        return _Line(index, msg_id, author, text, ts, None, reply_to=(item.reply_to or "")[:200])
 
     async def _one(self, chat: str, item: ImportItem) -> IngestResult | CoreError:
         try:
@@ -239,7 +243,11 @@ class BulkIngest(Ingest):
                     chat, item.triple, author=item.author, message_id=item.message_id
                 )
             message = IncomingMessage(
-                author=item.author, text=item.text or "", message_id=item.message_id, ts=item.ts
+                author=item.author,
+                text=item.text or "",
+                message_id=item.message_id,
+                ts=item.ts,
+                reply_to=item.reply_to,
             )
             return await self.remember(chat, message)
         except CoreError as exc:
@@ -322,7 +330,7 @@ class BulkIngest(Ingest):
                 if stop and x.triple is None and due.pending(store):
                     break
                 assert x.emb is not None
-                checked = Checked(x.msg_id, x.author, x.text, x.ts, x.emb)
+                checked = Checked(x.msg_id, x.author, x.text, x.ts, x.emb, x.reply_to)
                 if x.triple is not None:
                     stored = self.store_message(store, checked, Extraction.EXPLICIT)
                     if not stored.duplicate:

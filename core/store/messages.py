@@ -64,12 +64,14 @@ class MessageLog(GraphReader):
     def add_reply(self, message_id: str, parent_id: str) -> None:
         """The message replies to an earlier one of the chat (a Telegram reply, a Slack
         thread): kept as a Record, the small-kinds table (core/store/shard.py)."""
-        if self._staged is not None:  # an import carries no replies
-            return
-        self._exec(
-            "CREATE (:Record {uid: $rid, chat: $chat, kind: 'reply', key: $id, body: $p})",
-            {"rid": self._u(f"reply:{message_id}"), "id": message_id, "p": parent_id},
-        )
+        row = {"rid": self._u(f"reply:{message_id}"), "id": message_id, "p": parent_id}
+        if self._staged is not None:  # a bulk batch's: written with the batch (staging.py)
+            self._staged.replies.append(row)
+        else:
+            self._exec(
+                "CREATE (:Record {uid: $rid, chat: $chat, kind: 'reply', key: $id, body: $p})",
+                row,
+            )
         self.recall.link(message_id, parent_id)
 
     def set_extraction(self, message_id: str, status: str) -> None:

@@ -55,6 +55,10 @@ _ENTITIES = (
     "key: key, aliases: CAST([] AS STRING[]), world: world, ident: ident, emb: emb, "
     "created_at: now})"
 )
+_REPLIES = (
+    "UNWIND $rows AS r CREATE (:Record {uid: r.rid, chat: $chat, kind: 'reply', key: r.id, "
+    "body: r.p})"
+)
 _PENDING = (
     "UNWIND $rows AS r CREATE (:Record {uid: r.rid, chat: $chat, kind: 'pending', key: r.id, "
     "body: r.t, sources: CAST(r.s AS STRING[]), created_at: r.now, topic: r.reason})"
@@ -154,6 +158,7 @@ class Staging:
     superseded: dict[str, dict[str, Any]] = field(default_factory=dict)  # stored before
     mentions: dict[tuple[str, str], None] = field(default_factory=dict)  # (message, entity)
     pending: list[dict[str, Any]] = field(default_factory=list)
+    replies: list[dict[str, Any]] = field(default_factory=list)  # (rid, id, p): reply Records
     worlds: dict[str, WorldRow] = field(default_factory=dict)
     meta: dict[str, str] = field(default_factory=dict)  # the chat's meta records, by key
     # for the whole batch: its messages (their mentions are new) and the mentions written
@@ -170,13 +175,14 @@ class Staging:
                 self.superseded,
                 self.mentions,
                 self.pending,
+                self.replies,
                 self.worlds,
                 self.meta,
             )
         )
 
     def clear(self) -> None:
-        self.messages, self.entities, self.pending = [], [], []
+        self.messages, self.entities, self.pending, self.replies = [], [], [], []
         self.facts, self.reconfirmed, self.superseded = {}, {}, {}
         self.mentioned.update(self.mentions)
         self.mentions, self.worlds, self.meta = {}, {}, {}
@@ -296,6 +302,8 @@ class StagedWrites(ChatSchema):
                 self._exec(_CREATE_MENTIONS, {"rows": pairs})
         if st.pending:
             self._exec(_PENDING, {"rows": st.pending})
+        if st.replies:
+            self._exec(_REPLIES, {"rows": st.replies})
         for key, value in st.meta.items():
             super().set_meta(key, value)
 

@@ -226,3 +226,25 @@ async def test_a_line_that_fails_inside_the_core_loses_only_itself(
     assert stored == {"f0", "f2"}
     facts = {(f.subject, f.object) for f in await core.facts("fault", entity=None)}
     assert facts == {("checkout", "payments"), ("payments", "antifraud")}
+
+
+async def test_an_import_keeps_which_message_replies_to_which(core: Core, tmp_path: Path) -> None:
+    """A chat history with replies (Telegram's export has "reply_to_message_id"): a line's
+    "reply_to" is kept, in one batch or line by line, and read back when the chat is opened
+    again; a reply to a message the chat does not hold links nothing."""
+    from bot.cli import ingest_file
+
+    lines = [
+        {"id": "q", "author": "ana", "text": "who approves the backup invoices?"},
+        {"id": "x", "author": "bob", "text": "the van is back"},
+        {"id": "r", "author": "rui", "text": "Joana approves them", "reply_to": "q"},
+        {"id": "s", "author": "eve", "text": "ok", "reply_to": "never-seen"},
+    ]
+    path = tmp_path / "replies.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    for size, chat in ((256, "batch"), (1, "lines")):
+        assert (await ingest_file(core, chat, path, batch_size=size))["messages"] == 4
+        for _ in range(2):
+            links = await core.pool.run(chat, lambda s: dict(s.recall.replied_to))
+            assert links == {"r": "q"}, (chat, links)
+            await core.pool.discard(chat)
