@@ -20,7 +20,7 @@ from core.clock import parse_timestamp
 from core.contract import CoreApi
 from core.errors import CoreError
 from core.models import FactView
-from core.rows import new_id
+from core.rows import message_ref, new_id
 
 MESSAGE_FIELDS = ("id", "author", "text", "ts", "world")
 # a fact's line keeps what FactView holds but its id and world: an import gives new ones
@@ -82,7 +82,7 @@ async def restore_file(core: CoreApi, chat: str, path: Path, *, err: TextIO) -> 
                     chat,
                     author=str(item.get("author") or "unknown"),
                     text=str(item["text"]),
-                    message_id=str(item.get("id") or "").strip()[:200] or new_id("m"),
+                    message_id=message_ref(str(item.get("id") or "")) or new_id("m"),
                     ts=parse_timestamp(item.get("ts")),
                     reply_to=str(item.get("reply_to") or "") or None,
                 )

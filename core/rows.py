@@ -33,6 +33,12 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:12]}"
 
 
+def message_ref(raw: str | None) -> str:
+    """A message id as given by a front-end or a line (its own, or the one it replies to):
+    trimmed, at most 200 characters; "" when none."""
+    return (raw or "").strip()[:200]
+
+
 @dataclass
 class EntityRow:
     id: str

@@ -32,7 +32,7 @@ from core.models import ImportItem, IncomingMessage, IngestResult, Rejection, Tr
 from core.pipeline.context import Context, RouteVectors
 from core.pipeline.ingest import Checked, Ingest
 from core.ports import GraphStore, Vector
-from core.rows import Extraction, new_id
+from core.rows import Extraction, message_ref, new_id
 
 log = logging.getLogger(__name__)
 
@@ -220,7 +220,7 @@ class BulkIngest(Ingest):
 
     def _check(self, index: int, item: ImportItem) -> _Line | IngestResult | CoreError:
         """What remember / remember_triple check before storing anything."""
-        msg_id = (item.message_id or "").strip()[:200] or new_id("m")
+        msg_id = message_ref(item.message_id) or new_id("m")
         if item.triple is not None:
             t = item.triple
             reason = self.ontology.check(t.subject_kind, t.predicate, t.object_kind)
@@ -234,7 +234,7 @@ class BulkIngest(Ingest):
             return exc
         author = clean_name(item.author or "user")[:100] or "user"
         ts = item.ts or self.clock.now()
-        return _Line(index, msg_id, author, text, ts, None, reply_to=(item.reply_to or "")[:200])
+        return _Line(index, msg_id, author, text, ts, None, reply_to=message_ref(item.reply_to))
 
     async def _one(self, chat: str, item: ImportItem) -> IngestResult | CoreError:
         try:

@@ -24,7 +24,7 @@ from core.pipeline.ingest import Checked, Ingest
 from core.pipeline.maintenance import regroup_now
 from core.pipeline.write import _Unresolvable
 from core.ports import GraphStore
-from core.rows import Extraction, PlannedFact, new_id
+from core.rows import Extraction, PlannedFact, message_ref, new_id
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class History(Ingest):
         author = clean_name(author or "user")[:100] or "user"
         stamp = as_utc(ts) or self.clock.now()
         vector = await self.message_vector(text)
-        checked = Checked(message_id, author, text, stamp, vector, (reply_to or "")[:200])
+        checked = Checked(message_id, author, text, stamp, vector, message_ref(reply_to))
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():

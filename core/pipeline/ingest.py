@@ -17,7 +17,7 @@ from core.models import IncomingMessage, IngestResult, Rejection, TripleIn
 from core.pipeline.context import Context
 from core.pipeline.write import Writer
 from core.ports import GraphStore, Vector
-from core.rows import Extraction, new_id
+from core.rows import Extraction, message_ref, new_id
 from core.world_names import first_name
 from core.worlds import absorb, fold_newborn, merge_touched, newborn_merges_into, route
 
@@ -48,10 +48,10 @@ class Ingest(Writer):
         """Store the message first, then extract, validate, resolve and write its facts."""
         text = self.check_text(message.text)
         author = clean_name(message.author or "user")[:100] or "user"
-        msg_id = (message.message_id or "").strip()[:200] or new_id("m")
+        msg_id = message_ref(message.message_id) or new_id("m")
         ts = message.ts or self.clock.now()
         # recorded durably first, done only once its facts are written (core/durable.py)
-        reply_to = (message.reply_to or "").strip()[:200]
+        reply_to = message_ref(message.reply_to)
         settled = await durable.begin(
             self.inbound,
             chat,
@@ -281,7 +281,7 @@ class Ingest(Writer):
             log.info("rejected explicit triple (%s): %s", triple.predicate, reason)
             return IngestResult(message_id="", rejected=[Rejection(triple=triple, reason=reason)])
         text = f"{triple.subject} {triple.predicate} {triple.object}"
-        msg_id = (message_id or "").strip()[:200] or new_id("m")
+        msg_id = message_ref(message_id) or new_id("m")
         now = self.clock.now()
         await durable.begin(
             self.inbound,

@@ -5,7 +5,7 @@ worker thread, on the GraphStore port."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -357,11 +357,7 @@ class Retriever(Stage):
             unknown=missing,
             speaker=lambda n: bool(store.recall.speakers(n)),
             thread=thread_of(store.recall),
-            home=(
-                (lambda m: store.resolve_world(store.recall.world(m)) in worlds)
-                if len(worlds) == 1
-                else None
-            ),
+            home=self._of_worlds(store, worlds) if len(worlds) == 1 else None,
         )
 
     def _meaning(self, q_emb: Vector, store: GraphStore) -> Meaning | None:
@@ -378,6 +374,12 @@ class Retriever(Stage):
         return Meaning(
             q_emb, cal.cross, cal.same, self.ctx.vectors_of_sentences, store.message_vectors.vector
         )
+
+    @staticmethod
+    def _of_worlds(store: GraphStore, worlds: Set[str]) -> Callable[[str], bool]:
+        """Whether a message is of one of these worlds (the message index knows each one's,
+        a merged world is followed to the one it joined)."""
+        return lambda message_id: store.resolve_world(store.recall.world(message_id)) in worlds
 
     @staticmethod
     def _homonym(store: GraphStore, question: str) -> bool:
@@ -433,15 +435,11 @@ class Retriever(Stage):
             and hits
             and (self._homonym(store, question) or bool(literal))
         ):
-            home = next(iter(worlds))
-
-            def at_home(h: Hit) -> bool:  # the message index knows each message's world
-                return store.resolve_world(store.recall.world(h.id)) == home
-
-            mine = [h for h in hits if at_home(h)]
+            at_home = self._of_worlds(store, worlds)
+            mine = [h for h in hits if at_home(h.id)]
             if mine:
                 hits = mine
-                near = [h for h in near if at_home(h)]
+                near = [h for h in near if at_home(h.id)]
         shown = hits[:10]
         shown += [h for h in near if h.id not in {s.id for s in shown}]
         around = thread_of(store.recall)
