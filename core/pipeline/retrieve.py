@@ -41,13 +41,7 @@ from core.quote import REPLACED, Meaning, Quote, pick_quote
 from core.recall import Hit, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.replies import replying, thread_of
-from core.retrieval import (
-    directional_reach,
-    expand_hops,
-    graph_scores,
-    path_to,
-    personalized_pagerank,
-)
+from core.retrieval import graph_scores, path_to, personalized_pagerank, reach_within_hops
 from core.rows import new_id
 from core.texts import t
 from core.world_names import FILLER
@@ -192,19 +186,16 @@ class Retriever(Stage):
             return Retrieved(answer, [], [], evidence_text, hits)
 
         seed_ids = list(dict.fromkeys([*sources, *(targets if literal else [])]))
-        edges = expand_hops(
+        reach, sub_edges = reach_within_hops(
+            sources,
             seed_ids,
             hops=cfg.hops,
             max_hops=self._max_hops,
             edges_from=store.edges_from,
             edges_to=store.edges_to,
         )
-        reach = directional_reach(
-            sources, edges.values(), max_hops=self._max_hops, limit=2 * cfg.hops
-        )
         kept = set(reach)
         s_vec = {n: cosine(n) for n in kept}
-        sub_edges = [e for e in edges.values() if e.src in kept and e.dst in kept]
         nodes = sorted(kept)
         personal = {eid: max(s_vec.get(eid, 0.0), 0.0) for eid in sources}
         ppr = personalized_pagerank(nodes, sub_edges, personal, damping=cfg.ppr_damping)
