@@ -148,14 +148,17 @@ class Retriever(Stage):
         ]
         if unknown and not literal:
             vec_seeds = []  # the question names something we do not know: say so, don't guess
-        targets = sorted(
-            (
+        entities = store.entities
+        targets = vectors.nearest_of(
+            [
                 eid
                 for eid in kind_candidates(store, asked, self.kind_targets(question))
-                if store.entities[eid].world in worlds
-            ),
-            key=lambda i: -cosine(i),
-        )[:20]
+                if entities[eid].world in worlds
+            ],
+            sims,
+            20,
+            exact=set(literal),
+        )
         sources = literal or [e for e, _ in vec_seeds]
         missing: list[str] = []  # names the question writes that the chat never mentions
         if not sources:

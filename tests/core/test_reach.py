@@ -1,13 +1,16 @@
 """The question's reach read lazily (core.retrieval.reach_within_hops) equals the reach over the
-listed k-hop expansion it replaced, on random graphs with hubs and per-predicate hop limits."""
+listed k-hop expansion it replaced, on random graphs with hubs and per-predicate hop limits;
+the asked kind's nearest candidates in numpy equal them sorted by a Python key."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable
 
+import numpy as np
 import pytest
 
+from core.index.vectors import VectorMatrix
 from core.retrieval import (
     Step,
     directional_reach,
@@ -101,3 +104,30 @@ def test_a_company_with_many_staff_is_not_listed() -> None:
     assert set(reach) == {"ann", "initech"}
     assert [e.fact_id for e in between] == ["a1"]
     assert "acme" not in asked
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_nearest_targets_are_the_ones_sorted_by_cosine(seed: int) -> None:
+    """VectorMatrix.nearest_of equals sorting the candidates by their cosine (ties in the
+    order given), an id without a vector at 0 and one named in the question at 1."""
+    rng = np.random.default_rng(seed)
+    vectors = VectorMatrix(8)
+    for i in range(60):
+        vectors.add(f"e{i}", rng.normal(size=8).astype(np.float32))
+    query = rng.normal(size=8).astype(np.float32)
+    sims = vectors.scores(query)
+    if seed % 3 == 0:  # ties: the same cosine for many
+        sims = np.round(sims, 0).astype(np.float32)
+    ids = [f"e{i}" for i in rng.permutation(70)]  # e60..e69 have no vector
+    exact = {f"e{i}" for i in rng.choice(70, size=int(rng.integers(0, 4)), replace=False)}
+
+    def cosine(i: str) -> float:
+        if i in exact:
+            return 1.0
+        row = vectors.row(i)
+        return 0.0 if row is None else float(sims[row])
+
+    k = int(rng.integers(1, 30))
+    assert (
+        vectors.nearest_of(ids, sims, k, exact=exact) == sorted(ids, key=lambda i: -cosine(i))[:k]
+    )
