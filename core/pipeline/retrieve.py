@@ -150,14 +150,11 @@ class Retriever(Stage):
             vec_seeds = []  # the question names something we do not know: say so, don't guess
         entities = store.entities
         targets = vectors.nearest_of(
-            [
-                eid
-                for eid in kind_candidates(store, asked, self.kind_targets(question))
-                if entities[eid].world in worlds
-            ],
+            kind_candidates(store, asked, self.kind_targets(question)),
             sims,
             20,
             exact=set(literal),
+            keep=lambda eid: entities[eid].world in worlds,
         )
         sources = literal or [e for e, _ in vec_seeds]
         missing: list[str] = []  # names the question writes that the chat never mentions

@@ -131,3 +131,9 @@ def test_the_nearest_targets_are_the_ones_sorted_by_cosine(seed: int) -> None:
     assert (
         vectors.nearest_of(ids, sims, k, exact=exact) == sorted(ids, key=lambda i: -cosine(i))[:k]
     )
+    other_world = {i for i in ids if rng.random() < 0.7}  # most candidates in other worlds
+    kept = [i for i in ids if i not in other_world]
+    assert (
+        vectors.nearest_of(ids, sims, k, exact=exact, keep=lambda i: i not in other_world)
+        == (sorted(kept, key=lambda i: -cosine(i))[:k])
+    )
