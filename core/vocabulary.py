@@ -83,6 +83,7 @@ owner | dono dona proprietário proprietária | владелец владели�
 night nights evening nightly | noite noites noturno noturna | ночь ночи ночной вечер вечерний
 surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
 vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
+parking park | estacionamento estacionar | парковка парковаться припарковаться парковать
 """
 
 

@@ -760,3 +760,19 @@ async def test_who_asks_for_a_person_whatever_verb_follows(use_core: Core, quest
     await _tell(use_core, "c", *CAR_SERVICE)
     got = await use_core.ask("c", question)
     assert "Анна-Мария будет принимать клиентов" in got.answer.splitlines()[0], got.answer
+
+
+@pytest.mark.parametrize("question", ["where can I park?", "Onde posso estacionar?"])
+async def test_parking_is_one_word_in_three_languages(use_core: Core, question: str) -> None:
+    """The question "where can I park?" was answered "I have nothing about park yet" beside "Парковка для
+    клиентов бесплатная": USE puts park and парковка 0.74 apart, below the bridge's line, so
+    the everyday equivalents list them (core/vocabulary.py)."""
+    await _tell(
+        use_core,
+        "c",
+        "Парковка для клиентов бесплатная, въезд с улицы Фонтеш.",
+        "A consulta normal custa 40 euros, urgência à noite 80.",
+        "the hotel for pets is closed until March for renovation",
+    )
+    got = await use_core.ask("c", question)
+    assert "Парковка для клиентов бесплатная" in got.answer.splitlines()[0], got.answer
