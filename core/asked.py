@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.language import key_tokens
+from core.language import key_tokens, lemma, written_tokens
 
 # "where are you located?", "onde vocês ficam?", "ваш адрес?": the company's address, held by a
 # sentence with a street and a number ("na Rua das Flores 88", "ул. Лесная 12"), in whatever
@@ -151,3 +151,14 @@ AMOUNT = (
 
 def asks_amount(question: str) -> bool:
     return bool(AMOUNT & set(key_tokens(question)))
+
+
+_WHO = frozenset({"who", "quem", "кто"})
+
+
+def after_who(question: str) -> set[str]:
+    """The verbs right after who / quem / кто (dictionary forms). "Кто работает на ресепшене?"
+    asks for a person; the verb only says how the person stands to the thing asked, which a
+    message may say with another verb ("Анна-Мария будет принимать клиентов на ресепшене")."""
+    words = written_tokens(question)
+    return {lemma(w.lower()) for k, w in enumerate(words) if k and words[k - 1].lower() in _WHO}

@@ -47,6 +47,7 @@ from core.asked import (
     TIME_UNITS,
     WHERE,
     YOU_PLACE,
+    after_who,
     asks_address,
     asks_amount,
     asks_contact,
@@ -113,7 +114,6 @@ _GREETING = re.compile(
     r"boa noite|olá|ola|oi|привет|здравствуйте|доброе утро|добрый (?:день|вечер))\b",
     re.IGNORECASE,
 )
-_WHO = frozenset({"who", "quem", "кто"})
 MIN_WORDS = 5  # a shorter sentence ("PayPal ainda não.") is quoted with the one before it
 _DIGIT = re.compile(r"\d")
 # verbs and fillers every question has ("tem", "есть", "can"), and the chat's way of
@@ -251,14 +251,8 @@ def pick_quote(
         asked -= PHONE_ASKED | EMAIL_ASKED | CONTACT_ASKED | YOU_PLACE | {"e"}
     if place:  # held by an address
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED
-    # "кто работает на ресепшене?": who asks for a person, and the verb after it only says
-    # how the person stands to the thing asked ("принимать клиентов на ресепшене")
-    words_q = written_tokens(question)
-    after_who = {
-        lemma(w.lower()) for k, w in enumerate(words_q) if k and words_q[k - 1].lower() in _WHO
-    }
-    if asked - after_who:
-        asked -= after_who
+    if asked - (verbs := after_who(question)):  # the thing asked is what a sentence must hold
+        asked -= verbs
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     taken = {h.id for h in candidates}
