@@ -66,7 +66,7 @@ _FILLER_PHRASES = tuple(
 # where a date follows it (a number, a month, a weekday, "next" / "last" ...); "с" and "from"
 # only before a date ("работает с Борисом" is with Boris).
 _TIME_LEADS = frozenset(
-    "since until till from in on at desde até ate às aos nas nos с со до по в".split()
+    "since until till from in on at desde até ate às aos ao à nas nos с со до по в".split()
 )
 _NOT_A_DATE_AFTER_IN = frozenset("in в".split())  # "in Lisbon", "в Москве": only a year cuts
 

@@ -50,13 +50,15 @@ STOPWORDS = frozenset(
 # months, weekdays and the words that make a date ("next", "сегодня"): when, not what
 TIME_WORDS = frozenset(
     """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday next last this today tomorrow
+    monday tuesday wednesday thursday friday saturday sunday weekday weekdays weekend weekends
+    next last this today tomorrow
     yesterday now janeiro fevereiro março marco abril maio junho julho agosto setembro outubro
     novembro dezembro segunda terça terca quarta quinta sexta sábado sabado domingo segundas
     terças quartas quintas sextas sábados domingos próximo
     proximo próxima proxima hoje amanhã amanha ontem agora январь февраль март апрель май июнь
     июль август сентябрь октябрь ноябрь декабрь понедельник вторник среда четверг пятница
-    суббота воскресенье следующий прошлый этот сегодня завтра вчера""".split()
+    суббота воскресенье выходные выходной будни будний следующий прошлый этот сегодня завтра
+    вчера""".split()
 )
 
 

@@ -332,6 +332,15 @@ def test_a_russian_object_takes_the_case_its_phrase_governs(
         ("Ann works at Acme until March", [("Ann", "WORKS_AT", "Acme")]),
         ("Ana trabalha na Petrobras às segundas", [("Ana", "WORKS_AT", "Petrobras")]),
         ("Иван работает в Сбере по понедельникам", [("Иван", "WORKS_AT", "Сбер")]),
+        # a car service's chat (2026-12-04): "receção ao sábado" was the name of a company
+        (
+            "A Joana trabalha na receção ao sábado, das 9h às 13h",
+            [("Joana", "WORKS_AT", "receção")],
+        ),
+        ("Pedro trabalha na Sonae à segunda", [("Pedro", "WORKS_AT", "Sonae")]),
+        ("Ivan works at Globex on weekdays", [("Ivan", "WORKS_AT", "Globex")]),
+        ("Ann works at Acme on weekends", [("Ann", "WORKS_AT", "Acme")]),
+        ("Ана работает в Сбере по выходным", [("Ана", "WORKS_AT", "Сбер")]),
         # not a date: kept
         ("Ann works at Acme on the new API", [("Ann", "WORKS_AT", "Acme on the new API")]),
         ("checkout is located in building 7", [("checkout", "LOCATED_IN", "building 7")]),
