@@ -154,11 +154,22 @@ def is_verb_form(token: str) -> bool:
     return _morph().parse(token.lower())[0].tag.POS in _VERB_POS
 
 
+# personal pronouns of English and Portuguese, which no lemmatiser here marks as such
+# (pymorphy3 does for Russian): "Vocês fazem entregas para Moscou?" was answered "Ainda não
+# tenho nada sobre Vocês"
+_PERSONAL_PRONOUNS = frozenset(
+    "i you he she it we they me him her us them eu tu ele ela nós nos vós eles elas você vocês "
+    "voce voces vc vcs".split()
+)
+
+
 @lru_cache(maxsize=65536)
 def names_a_thing(token: str) -> bool:
     """Whether a lower-case word can stand in a topic's name: not a verb form, pronoun,
     adverb or particle, as far as the lemmatisers tell (pymorphy3's part of speech for
-    Russian, the ending and the lemma for Portuguese; English words are all kept)."""
+    Russian, the ending and the lemma for Portuguese, and a list of personal pronouns)."""
+    if token in _PERSONAL_PRONOUNS:
+        return False
     if _CYRILLIC.search(token):
         return _morph().parse(token)[0].tag.POS in _NAMING_POS
     if not token.isalpha():

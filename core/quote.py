@@ -199,6 +199,12 @@ class Quote:
     lacks: tuple[str, ...] = ()
 
 
+def question_words(question: str) -> list[str]:
+    """The question's content words as written: what the word bridge translates."""
+    own = frozenset(index_tokens(question)) - _FILLER
+    return [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
+
+
 def pick_quote(
     question: str,
     hits: Sequence[Hit],
@@ -230,7 +236,7 @@ def pick_quote(
     `home`: whether a message is of the one world the question was routed to (None: several)."""
     own = frozenset(index_tokens(question)) - _FILLER
     terms = (own | equivalents(own)) - _FILLER  # a sentence in another language too
-    written = [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
+    written = question_words(question)
     # the question's entities and the names it writes capitalised ("SSO", "Starter")
     names = list(
         dict.fromkeys(k for k in map(name_key, [*entity_names, *NAME.findall(question)]) if k)

@@ -12,6 +12,7 @@ import numpy as np
 from core.identity import sound_term
 from core.language import detect_language, lemma, lemma_in, written_tokens
 from core.pipeline.context import Context
+from core.quote import question_words
 from core.recall import index_tokens
 from core.world_names import SAME_CONCEPT
 
@@ -91,3 +92,14 @@ def _bridged(
         if key not in out and (t := sound_term(w.lower())) in sounds:
             out[key] = sounds[t]
     return out
+
+
+def question_forms(ctx: Context, lang: str, question: str) -> list[str]:
+    """The forms of the question's words the bridge will look up (each as written and its
+    dictionary form), when the model reads the question's language and another one: embedded
+    with the question itself (Answerer.ask), they cost no model call of their own."""
+    read = ctx.calibration.languages
+    if lang not in read or len(read) < 2:
+        return []
+    words = question_words(question)
+    return list(dict.fromkeys([*words, *(_lemma_or_written(w, lang) for w in words)]))

@@ -740,6 +740,17 @@ async def test_the_words_of_every_message_in_another_language_are_embedded_in_on
     assert len(calls) == 2, calls  # the question, then every new word of the bridge at once
     assert calls[1] > 4, calls
 
+    # the question's own words go with the question: once the chat's words are known, a
+    # question with new words makes one call, not two (the question, then its words)
+    calls.clear()
+    embedder.embed = counted  # type: ignore[method-assign]
+    try:
+        got = await use_core.ask("c", "Vocês fazem entregas para Moscou?")
+    finally:
+        embedder.embed = real  # type: ignore[method-assign]
+    assert "Доставка в Москву" in got.answer.splitlines()[0], got.answer
+    assert len(calls) == 1 and calls[0] > 1, calls
+
 
 CAR_SERVICE = (
     "Анна-Мария будет принимать клиентов на ресепшене с понедельника.",
@@ -776,3 +787,18 @@ async def test_parking_is_one_word_in_three_languages(use_core: Core, question: 
     )
     got = await use_core.ask("c", question)
     assert "Парковка для клиентов бесплатная" in got.answer.splitlines()[0], got.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["Vocês fazem entregas para Moscou?", "Nós podemos receber entregas em Moscou?"]
+)
+async def test_a_pronoun_is_never_said_back_as_a_thing_it_does_not_know(
+    use_core: Core, question: str
+) -> None:
+    """It was answered "Ainda não tenho nada sobre Vocês" before the message that answers:
+    Portuguese personal pronouns passed for words that name a thing."""
+    await _tell(use_core, "c", *TEAM_IN_THREE_LANGUAGES)
+    got = await use_core.ask("c", question)
+    first = got.answer.splitlines()[0]
+    assert "Доставка в Москву" in first, got.answer
+    assert "Vocês" not in first and "Nós" not in first, got.answer
