@@ -37,7 +37,7 @@ def translations(
     once per call), and one per message made a cold question's quote 1-4 calls. A message in
     the question's language costs one language guess."""
     read = ctx.calibration.languages  # a model that reads both languages only
-    found: list[tuple[str, dict[str, str]] | None] = []
+    found: list[tuple[dict[str, str], list[str]] | None] = []  # (as written -> token, lemmas)
     for text in texts:
         theirs_lang = detect_language(text)
         if theirs_lang == lang or lang not in read or theirs_lang not in read:
@@ -49,18 +49,18 @@ def translations(
             key = lemma(w.lower())
             if key in content and w not in words:
                 theirs.setdefault(w, key)
-        found.append((theirs_lang, theirs) if theirs else None)
+        lemmas = [_lemma_or_written(w, theirs_lang) for w in theirs]
+        found.append((theirs, lemmas) if theirs else None)
     mine = list(words)
     # each word also by its dictionary form in its own language: the model puts "come"
     # (Portuguese, "eats") 0.63 from "eats", and "comer" 0.88. A word that is its own
     # lemma stays as written: lower-cased, "SSO" came 0.83 from "nosso" ("our")
     mine_lemmas = [_lemma_or_written(w, lang) for w in mine]
-    theirs_all = [w for f in found if f is not None for w in f[1]]
+    theirs_all = [w for f in found if f is not None for w in (*f[0], *f[1])]
     if not theirs_all:
         return [{} for _ in texts]
-    their_lemmas = [_lemma_or_written(w, f[0]) for f in found if f is not None for w in f[1]]
     # one call for the forms not cached yet; each text's reading below finds them cached
-    ctx.vectors_of_words(list(dict.fromkeys([*mine, *mine_lemmas, *theirs_all, *their_lemmas])))
+    ctx.vectors_of_words(list(dict.fromkeys([*mine, *mine_lemmas, *theirs_all])))
     sounds = {t: w for w in mine if (t := sound_term(w.lower(), other=True)) is not None}
     return [{} if f is None else _bridged(ctx, mine, mine_lemmas, *f, sounds) for f in found]
 
@@ -69,12 +69,11 @@ def _bridged(
     ctx: Context,
     mine: list[str],
     mine_lemmas: list[str],
-    theirs_lang: str,
     theirs: dict[str, str],
+    their_lemmas: list[str],
     sounds: dict[str, str],
 ) -> dict[str, str]:
     forms = list(theirs)
-    their_lemmas = [_lemma_or_written(w, theirs_lang) for w in forms]
     vecs = ctx.vectors_of_words(mine + forms + mine_lemmas + their_lemmas)
     a, b = len(mine), len(mine) + len(forms)
     q_vecs = (vecs[:a], vecs[b : b + a])
