@@ -724,31 +724,29 @@ async def test_the_words_of_every_message_in_another_language_are_embedded_in_on
     not one call per message. Counted on the real model's calls."""
     await _tell(use_core, "c", *TEAM_IN_THREE_LANGUAGES)
     embedder = use_core.embedder
-    calls: list[int] = []
     real = embedder.embed
 
-    def counted(texts: Sequence[str]) -> Any:
-        calls.append(len(texts))
-        return real(texts)
+    async def ask_counting(question: str) -> list[int]:
+        calls: list[int] = []
 
-    embedder.embed = counted  # type: ignore[method-assign]
-    try:
-        got = await use_core.ask("c", "Vocês entregam em Moscou?")
-    finally:
-        embedder.embed = real  # type: ignore[method-assign]
-    assert "Доставка в Москву" in got.answer.splitlines()[0], got.answer
+        def counted(texts: Sequence[str]) -> Any:
+            calls.append(len(texts))
+            return real(texts)
+
+        embedder.embed = counted  # type: ignore[method-assign]
+        try:
+            got = await use_core.ask("c", question)
+        finally:
+            embedder.embed = real  # type: ignore[method-assign]
+        assert "Доставка в Москву" in got.answer.splitlines()[0], got.answer
+        return calls
+
+    calls = await ask_counting("Vocês entregam em Moscou?")
     assert len(calls) == 2, calls  # the question, then every new word of the bridge at once
     assert calls[1] > 4, calls
-
     # the question's own words go with the question: once the chat's words are known, a
     # question with new words makes one call, not two (the question, then its words)
-    calls.clear()
-    embedder.embed = counted  # type: ignore[method-assign]
-    try:
-        got = await use_core.ask("c", "Vocês fazem entregas para Moscou?")
-    finally:
-        embedder.embed = real  # type: ignore[method-assign]
-    assert "Доставка в Москву" in got.answer.splitlines()[0], got.answer
+    calls = await ask_counting("Vocês fazem entregas para Moscou?")
     assert len(calls) == 1 and calls[0] > 1, calls
 
 
