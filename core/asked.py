@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from core.index.words import index_tokens
 from core.language import key_tokens, lemma, written_tokens
 
 # "where are you located?", "onde vocês ficam?", "ваш адрес?": the company's address, held by a
@@ -162,3 +163,20 @@ def after_who(question: str) -> set[str]:
     message may say with another verb ("Анна-Мария будет принимать клиентов на ресепшене")."""
     words = written_tokens(question)
     return {lemma(w.lower()) for k, w in enumerate(words) if k and words[k - 1].lower() in _WHO}
+
+
+# verbs and fillers every question has ("tem", "есть", "can"), and the chat's way of
+# addressing the team ("r u guys on prem?") or naming the company itself ("who is the owner
+# of the company?" is answered by "sou a dona"): they match any message, or none
+QUESTION_FILLER = frozenset(
+    key_tokens(
+        "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
+        "estar são guys folks pessoal gente ребята fazer делать company empresa компания"
+    )
+)
+
+
+def question_words(question: str) -> list[str]:
+    """The question's content words as written: what the quote's word bridge translates."""
+    own = frozenset(index_tokens(question)) - QUESTION_FILLER
+    return [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]

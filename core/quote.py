@@ -43,6 +43,7 @@ from core.asked import (
     HOW_MUCH,
     MONEY,
     PHONE_ASKED,
+    QUESTION_FILLER,
     TIME,
     TIME_UNITS,
     WHERE,
@@ -51,12 +52,12 @@ from core.asked import (
     asks_address,
     asks_amount,
     asks_contact,
+    question_words,
 )
 from core.language import (
     key_tokens,
     lemma,
     name_key,
-    written_tokens,
 )
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
@@ -116,15 +117,6 @@ _GREETING = re.compile(
 )
 MIN_WORDS = 5  # a shorter sentence ("PayPal ainda não.") is quoted with the one before it
 _DIGIT = re.compile(r"\d")
-# verbs and fillers every question has ("tem", "есть", "can"), and the chat's way of
-# addressing the team ("r u guys on prem?") or naming the company itself ("who is the owner
-# of the company?" is answered by "sou a dona"): they match any message, or none
-_FILLER = frozenset(
-    key_tokens(
-        "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
-        "estar são guys folks pessoal gente ребята fazer делать company empresa компания"
-    )
-)
 
 
 @dataclass(frozen=True)
@@ -199,12 +191,6 @@ class Quote:
     lacks: tuple[str, ...] = ()
 
 
-def question_words(question: str) -> list[str]:
-    """The question's content words as written: what the word bridge translates."""
-    own = frozenset(index_tokens(question)) - _FILLER
-    return [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
-
-
 def pick_quote(
     question: str,
     hits: Sequence[Hit],
@@ -234,8 +220,8 @@ def pick_quote(
     quote carries in `later` the newest later sentence that restates it (_said_later).
     `thread`: the chat question a message replies to and the reply it got (core/replies.py);
     `home`: whether a message is of the one world the question was routed to (None: several)."""
-    own = frozenset(index_tokens(question)) - _FILLER
-    terms = (own | equivalents(own)) - _FILLER  # a sentence in another language too
+    own = frozenset(index_tokens(question)) - QUESTION_FILLER
+    terms = (own | equivalents(own)) - QUESTION_FILLER  # a sentence in another language too
     written = question_words(question)
     # the question's entities and the names it writes capitalised ("SSO", "Starter")
     names = list(

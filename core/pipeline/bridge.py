@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from core.asked import question_words
 from core.identity import sound_term
 from core.language import detect_language, lemma, lemma_in, written_tokens
 from core.pipeline.context import Context
-from core.quote import question_words
 from core.recall import index_tokens
 from core.world_names import SAME_CONCEPT
 
