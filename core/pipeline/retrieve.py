@@ -11,6 +11,7 @@ from functools import partial
 
 from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
 from core.asked import asks_amount, recall_query
+from core.index.spelling import respelled
 from core.langid import LANGUAGES
 from core.language import (
     QUESTION_WORDS,
@@ -103,6 +104,9 @@ class Retriever(Stage):
 
     def retrieve(self, store: GraphStore, question: str, q_emb: Vector, lang: str) -> Retrieved:
         cfg = self.config
+        fixed = respelled(question, lambda tok: store.recall.idf(tok) > 0)  # "servce"
+        if fixed != question:  # rare: the vector too is of what the client meant
+            question, q_emb = fixed, self.embedder.embed([fixed])[0]
         worlds = set(
             question_worlds(store, q_emb, self.world_params, mode=cfg.world_mode, text=question)
         ) or {""}

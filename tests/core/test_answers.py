@@ -823,3 +823,29 @@ async def test_a_brand_written_in_the_other_script_inside_one_language(use_core:
     await _tell(use_core, "c", *BEAUTY_STUDIO)
     got = await use_core.ask("c", "можно оплатить ревулютом?")
     assert "Revolut тоже можно" in got.answer.splitlines()[0], got.answer
+
+
+BIKE_SHOP = (
+    "Basic tune-up is $60, full service $140, parts extra.",
+    "We're open Tue-Sat 10am to 6pm, closed Sundays and Mondays.",
+    "Flat tire repair is $15 while you wait, usually 20 minutes.",
+    "Rentals: $35/day for a road bike, helmet included.",
+    "Shop is at 221 Market Street, parking in the back lot.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("whats included in full servce?", "full service $140"),
+        ("how much is a flat tyre repiar?", "Flat tire repair is $15"),
+    ],
+)
+async def test_a_clients_typo_is_read_as_the_chats_word(
+    use_core: Core, question: str, quoted: str
+) -> None:
+    """The question "whats included in full servce?" was answered "I could not find anything":
+    no message holds "servce", and the typo moved the question's vector too."""
+    await _tell(use_core, "c", *BIKE_SHOP)
+    got = await use_core.ask("c", question)
+    assert quoted in got.answer.splitlines()[0], got.answer
