@@ -11,6 +11,9 @@ held-out figure):
   spellings people type without accents or in chat shorthand ("nao", "vcs", "obg", "thx");
 - letters and endings: ã, õ, ç and accented vowels are Portuguese, "-ção"/"-ões" too; "n't",
   "'s" and "-ing" are English;
+- the lemmatiser's word lists: a word only the English or only the Portuguese one holds is a
+  weak cue ("fazem limpeza?", "abrem domingo?": no function word, no accent, and the chat's
+  English prior answered in English; "cleaning teeth?" in a Portuguese chat);
 - names do not vote: a capitalised Latin word inside a sentence ("Acme", "Salesforce",
   "Lisboa"), an e-mail address or a URL is a name, not language ("acme.com" is not "com").
 """
@@ -20,6 +23,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+
+from core.dictionaries import holding
 
 LANGUAGES = ("en", "pt", "ru")
 
@@ -88,6 +93,9 @@ _EN = frozenset(
 
 PRIOR_WEIGHT = 0.6  # the chat's recent language: decides a tie, never outvotes a cue
 _STRONG, _ACCENT, _ENDING = 2.0, 1.0, 0.5
+# one word of one word list does not outvote the prior ("python?" stays in a Portuguese
+# chat); two do ("fazem limpeza?" in an English one)
+_LISTED = 0.5
 
 
 def _scores(text: str) -> dict[str, float]:
@@ -113,11 +121,13 @@ def _scores(text: str) -> dict[str, float]:
             score["pt"] += _STRONG
         elif _PT_ACCENT.search(word):
             score["pt"] += _ACCENT
-        if word not in _PT and word not in _EN and len(word) > 4:
-            if word.endswith(_PT_ENDINGS):
+        if word not in _PT and word not in _EN:
+            if len(word) > 4 and word.endswith(_PT_ENDINGS):
                 score["pt"] += _ENDING
-            elif word.endswith(_EN_ENDINGS):
+            elif len(word) > 4 and word.endswith(_EN_ENDINGS):
                 score["en"] += _ENDING
+            if len(word) > 2 and len(held := holding(word)) == 1:
+                score[held[0]] += _LISTED
     return score
 
 
