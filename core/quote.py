@@ -63,7 +63,7 @@ from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
 from core.sentences import sentences
 from core.unknown import NAME, unknown_names, unknown_words
-from core.vocabulary import equivalents
+from core.vocabulary import answered_about, equivalents
 
 log = logging.getLogger(__name__)
 
@@ -306,7 +306,7 @@ def pick_quote(
                 continue  # a question (someone else's, overheard in a group) answers nothing
             key = " ".join(key_tokens(sentence))
             held = set(index_tokens(sentence))
-            meant = held | equivalents(held)  # what it says, in any of the three languages
+            meant = held | answered_about(held)  # what it says, in any of the three languages
             greeting = _GREETING.match(sentence)
             short = greeting and len(index_tokens(sentence[greeting.end() :])) < CHITCHAT_TOKENS
             if short and not (asked and asked <= meant):

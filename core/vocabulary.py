@@ -36,7 +36,7 @@ subscription | assinatura | подписка
 membership pass passes | passe passes mensalidade | абонемент абонементы
 support | suporte atendimento | поддержка
 hours schedule | horário horários | часы график
-phone telephone call | telefone ligação | телефон звонок
+phone telephone call | telefone ligação ligar | телефон звонок звонки позвонить звонить
 email | email e-mail | почта email
 office | escritório sede | офис
 delivery deliver delivers shipping ship | entrega entregar entregam envio frete | доставка доставить доставлять доставляете
@@ -84,7 +84,33 @@ night nights evening nightly | noite noites noturno noturna | ночь ночи 
 surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
 vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
 parking park | estacionamento estacionar | парковка парковаться припарковаться парковать
+open opens opening | aberto aberta abre abrem abrir funciona funcionam | открыт открыты открыто открываться работаете работает
 """
+
+# a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered
+# by "в выходные с 10 до 18", but a question about the weekend is not one about Saturday
+_BROADER = (
+    (
+        "saturday sunday saturdays sundays sábado domingo sábados domingos суббота воскресенье",
+        "weekend weekends выходные выходной",
+    ),
+    (
+        "monday tuesday wednesday thursday friday mondays fridays понедельник вторник среда "
+        "четверг пятница",
+        "weekday weekdays будни будний",
+    ),
+)
+
+
+@lru_cache(maxsize=1)
+def _broader() -> dict[str, frozenset[str]]:
+    """Each word's lemma -> the lemmas of the broader meaning it is part of."""
+    out: dict[str, set[str]] = {}
+    for narrow, wide in _BROADER:
+        keys = set(key_tokens(wide))
+        for k in key_tokens(narrow):
+            out.setdefault(k, set()).update(keys)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 @lru_cache(maxsize=1)
@@ -99,10 +125,19 @@ def _groups() -> dict[str, frozenset[str]]:
 
 
 def equivalents(lemmas: Iterable[str]) -> set[str]:
-    """The lemmas with the same meaning in the other languages (the given ones excluded)."""
+    """The lemmas with the same meaning in the other languages, and of the broader meaning a
+    word is part of (a weekday's part of the week); the given ones excluded."""
     given = set(lemmas)
-    groups = _groups()
-    return {e for k in given for e in groups.get(k, ())} - given
+    groups, broader = _groups(), _broader()
+    return {e for k in given for e in (*groups.get(k, ()), *broader.get(k, ()))} - given
+
+
+def answered_about(lemmas: Iterable[str]) -> set[str]:
+    """What a message's words answer about: their equivalents, and the narrower words of a
+    broader meaning they name ("в выходные с 10 до 18" answers about Saturday)."""
+    given = set(lemmas)
+    narrower = {k for k, wide in _broader().items() if wide & given}
+    return (equivalents(given) | narrower) - given
 
 
 def widened(text: str) -> str:

@@ -849,3 +849,32 @@ async def test_a_clients_typo_is_read_as_the_chats_word(
     await _tell(use_core, "c", *BIKE_SHOP)
     got = await use_core.ask("c", question)
     assert quoted in got.answer.splitlines()[0], got.answer
+
+
+COWORKING = (
+    "Hot desk is €15 a day or €180 a month, fixed desk €250 a month.",
+    "Открыты с 8 до 22 по будням, в выходные с 10 до 18.",
+    "Кофе и чай бесплатно для всех резидентов.",
+    "Звонки — в phone booth на втором этаже, бронировать не нужно.",
+    "Lockers are €10 a month, ask at the front desk for a key.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        # a day is part of the weekend: "nothing about «субботу»" was said before
+        ("вы работаете в субботу?", "в выходные с 10 до 18"),
+        ("are you open on sunday?", "в выходные с 10 до 18"),
+        # the verb "позвонить" and the noun "звонки" (calls): "found nothing" before
+        ("где можно позвонить?", "phone booth"),
+    ],
+)
+async def test_a_day_asked_is_answered_by_its_part_of_the_week(
+    use_core: Core, question: str, quoted: str
+) -> None:
+    """A coworking space's trial (2026-12-05): the hours are told for weekdays and the
+    weekend, and the client asks about one day."""
+    await _tell(use_core, "c", *COWORKING)
+    got = await use_core.ask("c", question)
+    assert quoted in got.answer.splitlines()[0], got.answer
