@@ -245,6 +245,11 @@ def pick_quote(
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED
     if asked - (verbs := after_who(question)):  # the thing asked is what a sentence must hold
         asked -= verbs
+    # the asked words some message holds in some language: a sentence holding them all is
+    # kept, however far by meaning, when the question also names what no message holds ("do
+    # you deliver to Matosinhos?" beside "Entregas só no centro do Porto"; _nearest)
+    present = frozenset(a for a in asked if idf(a) > 0 or any(idf(e) > 0 for e in equivalents({a})))
+    partial = bool(present) and present != asked
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]
     taken = {h.id for h in candidates}
@@ -354,7 +359,7 @@ def pick_quote(
                 if cos >= meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross):
                     score = max(score, MIN_RELEVANCE)
                 floor = meaning.cross + MIN_MEANING_AT * (meaning.same - meaning.cross)
-                if cos < floor and not holds_asked:
+                if cos < floor and not holds_asked and not (partial and present <= said):
                     # about something else, whatever words it shares; unless it holds every
                     # word asked: "who's your ceo" is 0.15 from "Our CTO is Marcus Lee, CEO
                     # is Dana Whitfield" with USE ("who is your CEO?": above the floor)

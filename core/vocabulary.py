@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from core.dictionaries import holding
 from core.language import key_tokens
 
 # en | pt | ru — several words per language allowed, one meaning per line
@@ -84,6 +85,13 @@ night nights evening nightly | noite noites noturno noturna | ночь ночи 
 surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
 vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
 parking park | estacionamento estacionar | парковка парковаться припарковаться парковать
+monday mondays | segunda segundas | понедельник
+tuesday tuesdays | terça terças terca | вторник
+wednesday wednesdays | quarta quartas | среда
+thursday thursdays | quinta quintas | четверг
+friday fridays | sexta sextas | пятница
+saturday saturdays | sábado sábados sabado | суббота
+sunday sundays | domingo domingos | воскресенье
 open opens opening | aberto aberta abre abrem abrir funciona funcionam | открыт открыты открыто открываться работаете работает
 """
 
@@ -119,6 +127,11 @@ def _groups() -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
     for line in _EQUIVALENTS.strip().splitlines():
         group = {k for part in line.split("|") for k in key_tokens(part)}
+        # a Portuguese word stands for itself too: the lemmatiser reads "entrega" as the verb
+        # "entregar" but "entregas" as the noun "entrega", and "segunda" / "segundas" as
+        # "segundo" / "segundar" ("a entrega é grátis?" found nothing about "entrega"
+        # beside "Entregas só no centro"); not one that is an English word too ("come")
+        group |= {w for w in line.split("|")[1].split() if "en" not in holding(w)}
         for k in group:
             out.setdefault(k, set()).update(group)
     return {k: frozenset(v) for k, v in out.items()}

@@ -25,6 +25,15 @@ def _lemma_or_written(word: str, lang: str) -> str:
     return word if form == low else form
 
 
+def _sound_forms(word: str) -> tuple[str, ...]:
+    """A question word as written, in its dictionary form, and without an English plural's
+    "s", which the lemmatiser keeps on some nouns: "do you do diagnostics?" (dgnstks) and
+    "Диагностика ходовой бесплатно" (dgnstk)."""
+    low = word.lower()
+    plural = low.endswith("s") and not low.endswith("ss") and len(low) > 4 and low.isascii()
+    return (low, lemma(low), low[:-1]) if plural else (low, lemma(low))
+
+
 def translations(
     ctx: Context, lang: str, words: Sequence[str], texts: Sequence[str]
 ) -> list[dict[str, str]]:
@@ -45,7 +54,7 @@ def translations(
     sounds = {
         t: w
         for w in mine
-        for form in (w.lower(), lemma(w.lower()))
+        for form in _sound_forms(w)
         if (t := sound_term(form, other=True)) is not None
     }
     found: list[tuple[dict[str, str], list[str] | None] | None] = []  # (as written -> token,

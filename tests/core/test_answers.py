@@ -878,3 +878,43 @@ async def test_a_day_asked_is_answered_by_its_part_of_the_week(
     await _tell(use_core, "c", *COWORKING)
     got = await use_core.ask("c", question)
     assert quoted in got.answer.splitlines()[0], got.answer
+
+
+BAKERY = (
+    "Bolos de aniversário por encomenda com 48 horas de antecedência, a partir de 25 euros.",
+    "Entregas só no centro do Porto, 3 euros, grátis acima de 30 euros.",
+    "Fechamos às segundas. Terça a sábado 7h-19h, domingo 8h-13h.",
+    "Pagamento por MB Way, cartão ou dinheiro; não aceitamos cheques.",
+    "Диагностика ходовой бесплатно при ремонте, отдельно 1500.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        # "entrega" is read as the verb, "Entregas" as the noun: "nothing about entrega"
+        ("a entrega é grátis?", "Entregas só no centro do Porto"),
+        # "segunda" and "segundas" have two lemmas ("segundo", "segundar"): found nothing
+        ("abrem à segunda?", "Fechamos às segundas"),
+        # a loanword in the plural: "nothing about diagnostics"
+        ("do you do diagnostics?", "Диагностика ходовой"),
+    ],
+)
+async def test_words_the_lemmatiser_reads_two_ways_still_meet(
+    use_core: Core, question: str, quoted: str
+) -> None:
+    """A bakery's and a garage's trials (2026-12-05)."""
+    await _tell(use_core, "c", *BAKERY)
+    got = await use_core.ask("c", question)
+    assert quoted in got.answer.splitlines()[0], got.answer
+
+
+async def test_a_place_never_mentioned_still_gets_what_is_known(use_core: Core) -> None:
+    """ "do you deliver to Matosinhos?" was answered "I could not find anything": the delivery
+    message is far from it by meaning, and it was dropped before the answer could say that
+    Matosinhos is unknown and quote what there is."""
+    await _tell(use_core, "c", *BAKERY)
+    got = await use_core.ask("c", "do you deliver to Matosinhos?")
+    first, *rest = got.answer.splitlines()
+    assert "Matosinhos" in first, got.answer
+    assert rest and "Entregas só no centro do Porto" in rest[0], got.answer
