@@ -77,6 +77,8 @@ eat eats food | comer come comem comida | кушать ест едят еда
 live lives | morar mora moram viver vive | жить живёт живут
 lasts duration | dura durar duração | длится длиться длительность
 week weeks | semana semanas | неделя недели недель
+hour hours | hora horas | час часа часов
+minute minutes | minuto minutos | минута минуты минут
 book booking appointment | agendar agendamento marcar | записаться запись записать
 reservation reserve | reserva reservar | бронь бронирование забронировать
 late | atraso atrasado atrasar | опоздание опоздать опаздывать
