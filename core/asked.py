@@ -118,6 +118,14 @@ HOW_MUCH = frozenset(
     )
 )
 # money in a sentence: a currency sign, an ISO code, or a currency word (en/pt/ru)
+_CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")  # "8:30" ("at 8" alone leaves ":30" behind)
+
+
+def without_times(text: str) -> str:
+    """The text without its clock times, days and dates (what a price is not)."""
+    return TIME.sub(" ", _CLOCK.sub(" ", text))
+
+
 MONEY = re.compile(
     r"[€$£₽₾]|\b(?:EUR|USD|GEL|BRL|RUB)\b|"
     r"(?i:\b(?:руб\w*|евро|euros?|reais|лари|dollars?|доллар\w*)(?!\w))"

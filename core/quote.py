@@ -53,6 +53,7 @@ from core.asked import (
     asks_amount,
     asks_contact,
     question_words,
+    without_times,
 )
 from core.language import (
     key_tokens,
@@ -337,7 +338,9 @@ def pick_quote(
             # what the quote shows holds the number, address or contact: "WhatsApp для
             # клиентов:" is quoted with the number that follows it
             lead = shown if sentence.endswith(":") else sentence
-            number = bool(_DIGIT.search(lead))
+            # a price is no clock time: "Sintra day tour includes hotel pickup at 8:30" held
+            # the number "how much is the Sintra tour?" asked for ("... — 85 евро" did)
+            number = bool(_DIGIT.search(without_times(lead) if priced_q else lead))
             timed = timed_q and bool(TIME.search(lead))
             wanted = (
                 (number or not amount)

@@ -19,10 +19,13 @@ from core.world_names import SAME_CONCEPT
 
 def _lemma_or_written(word: str, lang: str) -> str:
     """A word's dictionary form in `lang` when that differs from the word, else the word as
-    written (the word bridge, translations)."""
+    written, but for a capital that only starts it: "Тур" (a sentence's first word) is 0.75
+    from "tour" with USE, "тур" 0.85 (the word bridge, translations)."""
     low = word.lower()
     form = lemma_in(low, lang)
-    return word if form == low else form
+    if form != low:
+        return form
+    return low if word[:1].isupper() and word[1:].islower() else word
 
 
 def _sound_forms(word: str) -> tuple[str, ...]:

@@ -918,3 +918,20 @@ async def test_a_place_never_mentioned_still_gets_what_is_known(use_core: Core) 
     first, *rest = got.answer.splitlines()
     assert "Matosinhos" in first, got.answer
     assert rest and "Entregas só no centro do Porto" in rest[0], got.answer
+
+
+TOURS = (
+    "Тур в Синтру на целый день — 85 евро с человека, обед не включён.",
+    "Sintra day tour includes hotel pickup at 8:30 and the Pena Palace ticket.",
+    "coffee machine is broken again",
+    "Passeio de barco no Tejo ao pôr do sol: 40 euros, 2 horas, sai de Belém.",
+)
+
+
+async def test_a_price_question_is_answered_by_a_price_not_a_clock_time(use_core: Core) -> None:
+    """A travel agency's trial (2026-12-05): "how much is the Sintra tour?" quoted the English
+    message, whose only number is the pickup time, over the Russian one with the price (whose
+    first word, "Тур", the bridge compared capitalised: 0.75 from "tour", 0.85 lower-case)."""
+    await _tell(use_core, "c", *TOURS)
+    got = await use_core.ask("c", "how much is the Sintra tour?")
+    assert "85 евро" in got.answer.splitlines()[0], got.answer
