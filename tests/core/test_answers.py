@@ -935,3 +935,11 @@ async def test_a_price_question_is_answered_by_a_price_not_a_clock_time(use_core
     await _tell(use_core, "c", *TOURS)
     got = await use_core.ask("c", "how much is the Sintra tour?")
     assert "85 евро" in got.answer.splitlines()[0], got.answer
+
+
+async def test_a_word_written_with_yo_is_bridged_as_typed_without(use_core: Core) -> None:
+    """ "is lunch included in the Sintra tour?" quoted the English message about the tour, not
+    "обед не включён": USE puts "включён" 0.65 from "included", "включен" 0.87."""
+    await _tell(use_core, "c", *TOURS)
+    got = await use_core.ask("c", "is lunch included in the Sintra tour?")
+    assert "обед не включён" in got.answer.splitlines()[0], got.answer
