@@ -119,13 +119,20 @@ HOW_MUCH = frozenset(
 )
 # money in a sentence: a currency sign, an ISO code, or a currency word (en/pt/ru)
 _CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")  # "8:30" ("at 8" alone leaves ":30" behind)
+_DURATION = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s?(?i:min\w*|hours?|hrs?|days?|weeks?|months?|years?|horas?|dias?|"
+    r"semanas?|m[eê]s|meses|anos?|минут\w*|час\w*|дн\w*|день|недел\w*|месяц\w*|год\w*|лет)\b"
+)
 
 
 def without_times(text: str) -> str:
-    """The text without its clock times, days and dates (what a price is not)."""
-    return TIME.sub(" ", _CLOCK.sub(" ", text))
+    """The text without its clock times, days, dates and durations (what a price is not:
+    "avisar com 7 dias, máximo 3 meses por ano" holds no price)."""
+    return TIME.sub(" ", _CLOCK.sub(" ", _DURATION.sub(" ", text)))
 
 
+# "quanto é a mensalidade?": a price asked with no price word ("quanto" is a question word)
+PRICE_ASKED = re.compile(r"(?i)\bquanto\s+(?:é|e|sai|fica)\b")
 MONEY = re.compile(
     r"[€$£₽₾]|\b(?:EUR|USD|GEL|BRL|RUB)\b|"
     r"(?i:\b(?:руб\w*|евро|euros?|reais|лари|dollars?|доллар\w*)(?!\w))"

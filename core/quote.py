@@ -43,6 +43,7 @@ from core.asked import (
     HOW_MUCH,
     MONEY,
     PHONE_ASKED,
+    PRICE_ASKED,
     QUESTION_FILLER,
     TIME,
     TIME_UNITS,
@@ -237,7 +238,7 @@ def pick_quote(
         asked -= HOW_MUCH | HOW_LONG
     duration = bool(own & HOW_LONG)
     timed_q = is_when_question(question)  # "во сколько" asks a time, not a price
-    priced_q = bool(own & HOW_MUCH) and not duration and not timed_q  # asks a price
+    priced_q = bool(own & HOW_MUCH or PRICE_ASKED.search(question)) and not duration and not timed_q
     place = asks_address(question)
     contact = None if place else asks_contact(question)
     if contact is not None:  # held by a phone number or an e-mail address

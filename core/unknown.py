@@ -54,7 +54,11 @@ _VAGUE = frozenset(
     "problem problems issue issues thing things question questions help stuff option options "
     "problema problemas coisa coisas questão dúvida ajuda opção проблема проблемы вопрос "
     "вопросы вещь помощь вариант period periods kind type way período tipo jeito forma "
-    "период срок тип вид способ".split()
+    "период срок тип вид способ "
+    # when a thing starts or ends is asked about the thing: "what time does spinning start?"
+    # said "nothing about start" before quoting the class times
+    "start starts begin begins end ends finish finishes começa começam termina terminam "
+    "acaba acabam начинается начинаются заканчивается заканчиваются".split()
 )
 
 

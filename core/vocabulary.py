@@ -22,7 +22,7 @@ _EQUIVALENTS = """
 price prices pricing cost costs | preço preços custo custa valor | цена стоимость стоить
 plan plans tier | plano planos | тариф тарифы план
 free | grátis gratuito gratuita | бесплатный бесплатно
-trial | teste avaliação | пробный триал
+trial try | teste avaliação experimentar | пробный триал попробовать
 discount discounts | desconto descontos | скидка скидки
 annual yearly year | anual ano | годовой год
 monthly month | mensal mês | месячный месяц
@@ -30,10 +30,11 @@ pay payment payments paying | pagar pagamento pagamentos | платить опл
 card | cartão | карта
 invoice invoices bill | fatura nota boleto | счёт счет
 receipt receipts | recibo | чек
-contract | contrato | договор контракт
+contract | contrato fidelização | договор контракт
 refund refunds | reembolso devolução | возврат
 cancel cancellation | cancelar cancelamento | отменить отмена
 subscription | assinatura | подписка
+registration joining enrolment enrollment | inscrição matrícula | регистрация вступительный
 membership pass passes | passe passes mensalidade | абонемент абонементы
 support | suporte atendimento | поддержка
 hours schedule | horário horários | часы график

@@ -943,3 +943,29 @@ async def test_a_word_written_with_yo_is_bridged_as_typed_without(use_core: Core
     await _tell(use_core, "c", *TOURS)
     got = await use_core.ask("c", "is lunch included in the Sintra tour?")
     assert "обед не включён" in got.answer.splitlines()[0], got.answer
+
+
+GYM = (
+    "Mensalidade 39€ com fidelização de 12 meses, 49€ sem fidelização.",
+    "Inscrição custa 25€, oferecida em janeiro.",
+    "Classes: yoga Mon/Wed 7pm, spinning Tue/Thu 6:30pm, pilates Sat 10am.",
+    "Para congelar a mensalidade (lesão, viagem) avisar com 7 dias, máximo 3 meses por ano.",
+    "Free trial day: bring an ID, no booking needed.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        # a price asked with no price word, and durations are no price: the freeze rule won
+        ("quanto é a mensalidade?", "Mensalidade 39€"),
+        ("is there a joining fee?", "Inscrição custa 25€"),  # found nothing
+        ("сколько стоит без контракта?", "Mensalidade 39€"),  # "nothing about «контракта»"
+        ("what time does spinning start?", "spinning Tue/Thu"),  # "nothing about start"
+    ],
+)
+async def test_a_gyms_client_questions(use_core: Core, question: str, quoted: str) -> None:
+    """A gym's trial (2026-12-05)."""
+    await _tell(use_core, "c", *GYM)
+    got = await use_core.ask("c", question)
+    assert quoted in got.answer.splitlines()[0], got.answer
