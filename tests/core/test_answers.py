@@ -766,9 +766,8 @@ async def test_who_asks_for_a_person_whatever_verb_follows(use_core: Core, quest
     while a message says who receives clients there: the message holds no "работает", and by
     meaning alone USE puts it below the line (0.14). The verb after "who" only says how the
     person stands to the thing asked; the thing is what a sentence must hold."""
-    await _tell(use_core, "c", *CAR_SERVICE)
-    got = await use_core.ask("c", question)
-    assert "Анна-Мария будет принимать клиентов" in got.answer.splitlines()[0], got.answer
+    first, answer = await _first_line(use_core, CAR_SERVICE, question)
+    assert "Анна-Мария будет принимать клиентов" in first, answer
 
 
 @pytest.mark.parametrize("question", ["where can I park?", "Onde posso estacionar?"])
@@ -820,9 +819,15 @@ async def test_a_brand_written_in_the_other_script_inside_one_language(use_core:
     message "... Revolut тоже можно": the quote matched a loanword by its sound only in a
     message of another language, and only by the question's word as written (the case ending
     of "ревулютом" made another skeleton than "Revolut")."""
-    await _tell(use_core, "c", *BEAUTY_STUDIO)
-    got = await use_core.ask("c", "можно оплатить ревулютом?")
-    assert "Revolut тоже можно" in got.answer.splitlines()[0], got.answer
+    first, answer = await _first_line(use_core, BEAUTY_STUDIO, "можно оплатить ревулютом?")
+    assert "Revolut тоже можно" in first, answer
+
+
+async def _first_line(core: Core, messages: Sequence[str], question: str) -> tuple[str, str]:
+    """What the answer quotes or says first, and the whole answer (for the failure message)."""
+    await _tell(core, "c", *messages)
+    got = await core.ask("c", question)
+    return got.answer.splitlines()[0], got.answer
 
 
 BIKE_SHOP = (
@@ -846,9 +851,8 @@ async def test_a_clients_typo_is_read_as_the_chats_word(
 ) -> None:
     """The question "whats included in full servce?" was answered "I could not find anything":
     no message holds "servce", and the typo moved the question's vector too."""
-    await _tell(use_core, "c", *BIKE_SHOP)
-    got = await use_core.ask("c", question)
-    assert quoted in got.answer.splitlines()[0], got.answer
+    first, answer = await _first_line(use_core, BIKE_SHOP, question)
+    assert quoted in first, answer
 
 
 COWORKING = (
@@ -875,9 +879,8 @@ async def test_a_day_asked_is_answered_by_its_part_of_the_week(
 ) -> None:
     """A coworking space's trial (2026-12-05): the hours are told for weekdays and the
     weekend, and the client asks about one day."""
-    await _tell(use_core, "c", *COWORKING)
-    got = await use_core.ask("c", question)
-    assert quoted in got.answer.splitlines()[0], got.answer
+    first, answer = await _first_line(use_core, COWORKING, question)
+    assert quoted in first, answer
 
 
 BAKERY = (
@@ -904,9 +907,8 @@ async def test_words_the_lemmatiser_reads_two_ways_still_meet(
     use_core: Core, question: str, quoted: str
 ) -> None:
     """A bakery's and a garage's trials (2026-12-05)."""
-    await _tell(use_core, "c", *BAKERY)
-    got = await use_core.ask("c", question)
-    assert quoted in got.answer.splitlines()[0], got.answer
+    first, answer = await _first_line(use_core, BAKERY, question)
+    assert quoted in first, answer
 
 
 async def test_a_place_never_mentioned_still_gets_what_is_known(use_core: Core) -> None:
@@ -932,17 +934,15 @@ async def test_a_price_question_is_answered_by_a_price_not_a_clock_time(use_core
     """A travel agency's trial (2026-12-05): "how much is the Sintra tour?" quoted the English
     message, whose only number is the pickup time, over the Russian one with the price (whose
     first word, "Тур", the bridge compared capitalised: 0.75 from "tour", 0.85 lower-case)."""
-    await _tell(use_core, "c", *TOURS)
-    got = await use_core.ask("c", "how much is the Sintra tour?")
-    assert "85 евро" in got.answer.splitlines()[0], got.answer
+    first, answer = await _first_line(use_core, TOURS, "how much is the Sintra tour?")
+    assert "85 евро" in first, answer
 
 
 async def test_a_word_written_with_yo_is_bridged_as_typed_without(use_core: Core) -> None:
     """ "is lunch included in the Sintra tour?" quoted the English message about the tour, not
     "обед не включён": USE puts "включён" 0.65 from "included", "включен" 0.87."""
-    await _tell(use_core, "c", *TOURS)
-    got = await use_core.ask("c", "is lunch included in the Sintra tour?")
-    assert "обед не включён" in got.answer.splitlines()[0], got.answer
+    first, answer = await _first_line(use_core, TOURS, "is lunch included in the Sintra tour?")
+    assert "обед не включён" in first, answer
 
 
 GYM = (
@@ -966,6 +966,5 @@ GYM = (
 )
 async def test_a_gyms_client_questions(use_core: Core, question: str, quoted: str) -> None:
     """A gym's trial (2026-12-05)."""
-    await _tell(use_core, "c", *GYM)
-    got = await use_core.ask("c", question)
-    assert quoted in got.answer.splitlines()[0], got.answer
+    first, answer = await _first_line(use_core, GYM, question)
+    assert quoted in first, answer
