@@ -77,6 +77,10 @@ _NOT_A_DATE_AFTER_IN = frozenset("in в".split())  # "in Lisbon", "в Москв
 _PURPOSE_LEADS = frozenset("for para pra для".split())
 
 
+# an amount, a date or a number alone is no name: a name holds a letter (or an identifier)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def _cut_purpose(words: list[str]) -> list[str]:
     for i in range(1, len(words) - 1):
         nxt = words[i + 1]
@@ -435,11 +439,15 @@ class OfflineExtractor:
             if clause.negated or not clause.subject or len(clause.subject.split()) > MAX_NAME_WORDS:
                 continue
             subject, s_ident, s_hint = self._ident(clause.subject)
+            if s_ident is None and not _LETTER.search(subject):
+                continue  # "60€" of "NIF ...: 60€, precisa de passaporte" names nothing
             s_kind = self._kind(subject, clause.predicate.domain, known, s_hint)
             for raw_obj in clause.objects:
                 if len(raw_obj.split()) > MAX_NAME_WORDS:
                     continue
                 obj, o_ident, o_hint = self._ident(raw_obj)
+                if o_ident is None and not _LETTER.search(obj):
+                    continue
                 obj = nominative(obj)  # "зависит от платежей" names "платежи"
                 o_kind = self._kind(obj, clause.predicate.range, known, o_hint)
                 if not subject or not obj:

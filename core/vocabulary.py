@@ -47,6 +47,7 @@ meet meeting | encontro encontrar | встреча встретиться вст
 weekend weekends | fim-de-semana | выходные
 user users seat seats | usuário usuários licença licenças | пользователь пользователи место места
 team | equipe time | команда
+company companies business firm | empresa empresas | компания компании фирма
 limit limits | limite limites | лимит ограничение
 storage | armazenamento | хранилище
 size | tamanho | размер

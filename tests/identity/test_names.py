@@ -389,3 +389,21 @@ def test_a_possessive_before_a_common_noun_is_no_part_of_a_name(
     """The quick start's Russian line stored the fact about "мой питон" ("my python")."""
     got = [(t.subject, t.predicate, t.object) for t in EXTRACTOR.extract(text)]
     assert got == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an accounting firm's trial (2026-12-05): "60€ REQUIRES passaporte" was stored, and
+        # "quanto custa abrir uma empresa?" was answered "O que eu sei: 60€ requer passaporte"
+        "NIF para não residentes: tratamos em 2 dias úteis, 60€, precisa de passaporte.",
+        "Acme depends on 42",
+    ],
+)
+def test_an_amount_or_a_number_alone_is_no_name(text: str) -> None:
+    assert EXTRACTOR.extract(text) == []
+
+
+def test_a_name_with_a_number_is_still_a_name() -> None:
+    got = EXTRACTOR.extract("Plan 2 requires SSO")
+    assert [(t.subject, t.predicate, t.object) for t in got] == [("Plan 2", "REQUIRES", "SSO")]
