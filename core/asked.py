@@ -117,7 +117,6 @@ HOW_MUCH = frozenset(
         "valor сколько скок скока почем почём стоит цена стоимость доплата"
     )
 )
-# money in a sentence: a currency sign, an ISO code, or a currency word (en/pt/ru)
 _CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")  # "8:30" ("at 8" alone leaves ":30" behind)
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s?(?i:min\w*|hours?|hrs?|days?|weeks?|months?|years?|horas?|dias?|"
@@ -133,6 +132,7 @@ def without_times(text: str) -> str:
 
 # "quanto é a mensalidade?": a price asked with no price word ("quanto" is a question word)
 PRICE_ASKED = re.compile(r"(?i)\bquanto\s+(?:é|e|sai|fica)\b")
+# money in a sentence: a currency sign, an ISO code, or a currency word (en/pt/ru)
 MONEY = re.compile(
     r"[€$£₽₾]|\b(?:EUR|USD|GEL|BRL|RUB)\b|"
     r"(?i:\b(?:руб\w*|евро|euros?|reais|лари|dollars?|доллар\w*)(?!\w))"
