@@ -77,7 +77,8 @@ _NOT_A_DATE_AFTER_IN = frozenset("in в".split())  # "in Lisbon", "в Москв
 _PURPOSE_LEADS = frozenset("for para pra для".split())
 
 
-# an amount, a date or a number alone is no name: a name holds a letter (or an identifier)
+# an amount, a date or a number alone is no name: a name holds a letter (or an identifier);
+# nor is a chat filler alone ("pls")
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -117,6 +118,13 @@ def _filler_at(words: list[str], end: bool) -> int:
         if n <= len(low) and tuple(low[-n:] if end else low[:n]) == phrase:
             return n
     return 0
+
+
+def _names_nothing(name: str) -> bool:
+    """An amount, a date or a number alone ("60€" of "NIF ...: 60€, precisa de passaporte"),
+    or a chat filler alone ("pls" of "pls use it: 1 waiter per 15 guests")."""
+    words = name.split()
+    return not _LETTER.search(name) or _filler_at(words, end=False) == len(words)
 
 
 def _strip_fillers(words: list[str]) -> list[str]:
@@ -439,14 +447,14 @@ class OfflineExtractor:
             if clause.negated or not clause.subject or len(clause.subject.split()) > MAX_NAME_WORDS:
                 continue
             subject, s_ident, s_hint = self._ident(clause.subject)
-            if s_ident is None and not _LETTER.search(subject):
-                continue  # "60€" of "NIF ...: 60€, precisa de passaporte" names nothing
+            if s_ident is None and _names_nothing(subject):
+                continue
             s_kind = self._kind(subject, clause.predicate.domain, known, s_hint)
             for raw_obj in clause.objects:
                 if len(raw_obj.split()) > MAX_NAME_WORDS:
                     continue
                 obj, o_ident, o_hint = self._ident(raw_obj)
-                if o_ident is None and not _LETTER.search(obj):
+                if o_ident is None and _names_nothing(obj):
                     continue
                 obj = nominative(obj)  # "зависит от платежей" names "платежи"
                 o_kind = self._kind(obj, clause.predicate.range, known, o_hint)

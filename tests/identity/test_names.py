@@ -398,9 +398,11 @@ def test_a_possessive_before_a_common_noun_is_no_part_of_a_name(
         # "quanto custa abrir uma empresa?" was answered "O que eu sei: 60€ requer passaporte"
         "NIF para não residentes: tratamos em 2 dias úteis, 60€, precisa de passaporte.",
         "Acme depends on 42",
+        # a caterer's chat: "pls USES it: 1 waiter per 15 guests"
+        "Staffing rule for quotes, pls use it: 1 waiter per 15 guests for seated dinners",
     ],
 )
-def test_an_amount_or_a_number_alone_is_no_name(text: str) -> None:
+def test_an_amount_a_number_or_a_filler_alone_is_no_name(text: str) -> None:
     assert EXTRACTOR.extract(text) == []
 
 
