@@ -64,7 +64,7 @@ from core.language import (
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
 from core.sentences import sentences
-from core.unknown import NAME, unknown_names, unknown_words
+from core.unknown import NAME, said_somewhere, unknown_names, unknown_words
 from core.vocabulary import answered_about, equivalents
 
 log = logging.getLogger(__name__)
@@ -250,7 +250,7 @@ def pick_quote(
     # the asked words some message holds in some language: a sentence holding them all is
     # kept, however far by meaning, when the question also names what no message holds ("do
     # you deliver to Matosinhos?" beside "Entregas só no centro do Porto"; _nearest)
-    present = frozenset(a for a in asked if idf(a) > 0 or any(idf(e) > 0 for e in equivalents({a})))
+    present = frozenset(a for a in asked if said_somewhere(a, idf))
     partial = bool(present) and present != asked
     best: Quote | None = None
     candidates = [h for h in hits if h.id not in outdated][:CANDIDATES]

@@ -62,6 +62,11 @@ _VAGUE = frozenset(
 )
 
 
+def said_somewhere(key: str, idf: Callable[[str], float]) -> bool:
+    """Whether a message of the chat holds the word (a lemma), or an everyday equivalent."""
+    return idf(key) > 0 or any(idf(e) > 0 for e in equivalents({key}))
+
+
 def unknown_words(
     question: str, asked: Set[str], idf: Callable[[str], float], covered: Set[str]
 ) -> list[str]:
@@ -74,7 +79,7 @@ def unknown_words(
         key = lemma(w.lower())
         if key not in asked or len(w) < 4 or not w.isalpha() or is_time_word(w):
             continue
-        if idf(key) > 0 or any(idf(e) > 0 for e in equivalents({key})) or w in covered:
+        if said_somewhere(key, idf) or w in covered:
             continue
         if w.lower() in _VAGUE or key in _VAGUE:
             continue

@@ -126,6 +126,16 @@ def _broader() -> dict[str, frozenset[str]]:
 
 
 @lru_cache(maxsize=1)
+def _narrower() -> dict[str, frozenset[str]]:
+    """Each broader meaning's lemma -> the lemmas of the words that are part of it."""
+    out: dict[str, set[str]] = {}
+    for k, wide in _broader().items():
+        for w in wide:
+            out.setdefault(w, set()).add(k)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
 def _groups() -> dict[str, frozenset[str]]:
     """Each word's lemma -> the lemmas of every word with its meaning."""
     out: dict[str, set[str]] = {}
@@ -153,7 +163,7 @@ def answered_about(lemmas: Iterable[str]) -> set[str]:
     """What a message's words answer about: their equivalents, and the narrower words of a
     broader meaning they name ("в выходные с 10 до 18" answers about Saturday)."""
     given = set(lemmas)
-    narrower = {k for k, wide in _broader().items() if wide & given}
+    narrower = {n for w in given for n in _narrower().get(w, ())}
     return (equivalents(given) | narrower) - given
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from core.language import STOPWORDS, is_dictionary_word, lemma
+from core.language import STOPWORDS, is_cyrillic, is_dictionary_word, lemma
 
 MIN_LETTERS = 5
 _WORD = re.compile(r"[^\W\d_]+")
@@ -25,7 +25,7 @@ _CYRILLIC = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
 
 def _neighbours(word: str) -> set[str]:
     """Every string one edit away from word, in its own script's letters."""
-    letters = _CYRILLIC if any(c in _CYRILLIC for c in word) else _LATIN
+    letters = _CYRILLIC if is_cyrillic(word) else _LATIN
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     out = {a + b[1:] for a, b in splits if b}
     out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
