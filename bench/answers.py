@@ -208,13 +208,16 @@ def report(verdicts: list[Verdict], show: str) -> list[str]:
         if not part:
             continue
         right = sum(v.right for v in part)
+        # right, but led by "I have nothing about ...": a client reads that it does not know
+        hedged = sum(v.right and says_it_does_not_know(v.answer, v.question.lang) for v in part)
         per = Counter(v.question.lang for v in part if v.right)
         n = Counter(v.question.lang for v in part)
         lines.append(
             f"{split:<8} n={len(part):<3} right {right / len(part):.3f}"
             f"  (value {sum(v.has_value for v in part) / len(part):.3f},"
             f" language {sum(v.language == v.question.lang for v in part) / len(part):.3f},"
-            f" given to an LLM {sum(v.given for v in part) / len(part):.3f})   "
+            f" given to an LLM {sum(v.given for v in part) / len(part):.3f},"
+            f" hedged {hedged / len(part):.3f})   "
             + "  ".join(f"{lang} {per[lang] / n[lang]:.2f}" for lang in sorted(n))
         )
         if show == split or show == "all":
