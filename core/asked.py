@@ -88,7 +88,10 @@ _WEEKDAYS = (
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?|"
     r"segunda|terça|terca|quarta|quinta|sexta|sábado|sabado|domingo|fim de semana|"
     r"понедельник\w*|вторник\w*|сред[аыу]|четверг\w*|пятниц\w+|суббот\w+|воскресень\w+|"
-    r"выходн\w+"
+    r"выходн\w+|"
+    # as a schedule writes them ("seg a sex 9h-20h", "пн-пт", "Mon-Sat"; not "ter", "to have")
+    r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|seg|qua|qui|sex|sáb|sab|dom|"
+    r"пн|вт|ср|чт|пт|сб|вс"
 )
 _MONTHS = (
     r"january|february|march|april|june|july|august|september|october|november|december|"

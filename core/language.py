@@ -112,9 +112,38 @@ def is_dictionary_word(token: str) -> bool:
     return bool(holding(token))
 
 
+# weekdays as a schedule writes them ("seg a sex 9h-20h, sab 9h-13h", "пн-пт", "Mon-Sat"):
+# the weekday's lemma, so that "вы работаете в субботу?" finds "sab 9h-13h" (a pharmacy's
+# hours were missed for it). Not the Portuguese "ter" (Tuesday), which is the verb "to have"
+_DAY_ABBREVIATIONS = {
+    **dict.fromkeys(("mon",), "monday"),
+    **dict.fromkeys(("tue", "tues"), "tuesday"),
+    **dict.fromkeys(("wed",), "wednesday"),
+    **dict.fromkeys(("thu", "thur", "thurs"), "thursday"),
+    **dict.fromkeys(("fri",), "friday"),
+    **dict.fromkeys(("sat",), "saturday"),
+    **dict.fromkeys(("sun",), "sunday"),
+    **dict.fromkeys(("seg",), "segundo"),
+    **dict.fromkeys(("qua",), "quarta"),
+    **dict.fromkeys(("qui",), "quinta"),
+    **dict.fromkeys(("sex",), "sexta"),
+    **dict.fromkeys(("sab", "sáb"), "sábado"),
+    **dict.fromkeys(("dom",), "domingo"),
+    **dict.fromkeys(("пн",), "понедельник"),
+    **dict.fromkeys(("вт",), "вторник"),
+    **dict.fromkeys(("ср",), "среда"),
+    **dict.fromkeys(("чт",), "четверг"),
+    **dict.fromkeys(("пт",), "пятница"),
+    **dict.fromkeys(("сб",), "суббота"),
+    **dict.fromkeys(("вс",), "воскресенье"),
+}
+
+
 @lru_cache(maxsize=65536)
 def lemma(token: str) -> str:
     """The dictionary form of one lower-case token (ё folded to е)."""
+    if token in _DAY_ABBREVIATIONS:
+        return lemma(_DAY_ABBREVIATIONS[token])
     if _CYRILLIC.search(token):
         base = str(_morph().parse(token)[0].normal_form).replace("ё", "е")
         # two verbs share the form "есть": "to be" ("у вас есть доставка?", filler) and "to

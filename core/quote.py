@@ -57,9 +57,11 @@ from core.asked import (
     without_times,
 )
 from core.language import (
+    QUESTION_WORDS,
     key_tokens,
     lemma,
     name_key,
+    tokens,
 )
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
@@ -193,6 +195,14 @@ class Quote:
     lacks: tuple[str, ...] = ()
 
 
+def _lead_in_question(sentence: str) -> bool:
+    """A short question that names a topic its writer then answers ("moving house?",
+    "estacionamento?"), not one that asks someone ("кто сегодня закрывает кухню? я ухожу в
+    17": who closes the kitchen, the rest an aside)."""
+    words = tokens(sentence)
+    return sentence.endswith("?") and 0 < len(words) <= 3 and words[0] not in QUESTION_WORDS
+
+
 def pick_quote(
     question: str,
     hits: Sequence[Hit],
@@ -311,8 +321,12 @@ def pick_quote(
                 continue  # an explicit fact stored as "A PREDICATE B": not a person's words
             if sentence.endswith("?"):
                 continue  # a question (someone else's, overheard in a group) answers nothing
-            key = " ".join(key_tokens(sentence))
-            held = set(index_tokens(sentence))
+            # a question its writer answers at once is read with the answer: "moving house?
+            # transfer is free if the new address is in our coverage" (an internet provider's
+            # chat; the second sentence alone says nothing about moving)
+            own_q = parts[i - 1] if i and _lead_in_question(parts[i - 1]) else ""
+            key = " ".join(key_tokens(f"{own_q} {sentence}"))
+            held = set(index_tokens(sentence)) | set(index_tokens(own_q))
             meant = held | answered_about(held)  # what it says, in any of the three languages
             greeting = _GREETING.match(sentence)
             short = greeting and len(index_tokens(sentence[greeting.end() :])) < CHITCHAT_TOKENS
@@ -326,7 +340,9 @@ def pick_quote(
             said = meant | {translates[w] for w in held | asked_held if w in translates}
             said |= asked_held | equivalents(asked_held)
             shown = sentence
-            if sentence.endswith(":") and i + 1 < len(parts):
+            if own_q:
+                shown = f"{own_q} {sentence}"
+            elif sentence.endswith(":") and i + 1 < len(parts):
                 shown = f"{sentence} {parts[i + 1]}"  # a lead-in says nothing alone
             elif i and (len(sentence.split()) < MIN_WORDS or parts[i - 1].endswith(":")):
                 # and what a lead-in introduces keeps it: "R$ 250 por mês de manutenção" was
@@ -354,11 +370,13 @@ def pick_quote(
             near = 0.0
             if meaning is not None:
                 cos = cosines[sentence]
+                gap = meaning.same - meaning.cross
                 if asking is not None:  # as near as the chat question, less a share (its
                     # own cosine stays in `cosines`: what the question asks that no message
                     # holds is still said back, below)
-                    gap = meaning.same - meaning.cross
                     cos = max(cos, cosines[asking.text] - REPLY_DISCOUNT * gap)
+                if own_q:  # and so is the answer to its writer's own question
+                    cos = max(cos, cosines[own_q] - REPLY_DISCOUNT * gap)
                 near = max(cos - meaning.cross, 0.0) / max(meaning.same - meaning.cross, 1e-3)
                 if cos >= meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross):
                     score = max(score, MIN_RELEVANCE)

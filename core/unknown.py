@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence, Set
 
 from core.language import is_time_word, lemma, name_key, names_a_thing, written_tokens
 from core.recall import index_tokens
-from core.vocabulary import equivalents
+from core.vocabulary import equivalents, instances
 
 # names the question writes capitalised inside a sentence ("Lumio Billing", "SSO"): a
 # sentence that holds one whole is about it; one that holds only "Lumio" is not
@@ -49,6 +49,7 @@ _BEFORE_VERB = frozenset(
     "you i we they to can could will would please who what which pode podem posso vocês você "
     "vcs quem вы я мы можно кто".split()
 )
+_INFINITIVE = ("ar", "er", "ir")
 # words that name no thing of their own: "nothing about problems" says nothing
 _VAGUE = frozenset(
     "problem problems issue issues thing things question questions help stuff option options "
@@ -58,13 +59,21 @@ _VAGUE = frozenset(
     # when a thing starts or ends is asked about the thing: "what time does spinning start?"
     # said "nothing about start" before quoting the class times
     "start starts begin begins end ends finish finishes começa começam termina terminam "
-    "acaba acabam начинается начинаются заканчивается заканчиваются".split()
+    "acaba acabam начинается начинаются заканчивается заканчиваются "
+    # what a client needs to do or bring, and the policy on a thing: the thing is asked
+    # ("preciso de levar o meu tapete?" said "nothing about Preciso, levar" before quoting
+    # "коврики даём бесплатно"; "whats ur cancelation policy?" "nothing about policy")
+    "need needs bring preciso precisa precisamos levar trazer нужно надо взять принести "
+    "policy policies rule rules política políticas regra regras политика правило правила "
+    # a person left unnamed: "há alguém que fale russo?" asks about Russian
+    "anyone someone anybody somebody alguém alguem ninguém ninguem кто-нибудь кто-то".split()
 )
 
 
 def said_somewhere(key: str, idf: Callable[[str], float]) -> bool:
-    """Whether a message of the chat holds the word (a lemma), or an everyday equivalent."""
-    return idf(key) > 0 or any(idf(e) > 0 for e in equivalents({key}))
+    """Whether a message of the chat holds the word (a lemma), an everyday equivalent, or a
+    thing that is one of it (a weekday for "em que dias?")."""
+    return any(idf(e) > 0 for e in (key, *equivalents({key}), *instances(key)))
 
 
 def unknown_words(
@@ -85,6 +94,8 @@ def unknown_words(
             continue
         if k and words[k - 1].lower() in _BEFORE_VERB:
             continue  # "do you sell": a verb
+        if k and words[k - 1].lower() == "que" and key != w.lower() and key.endswith(_INFINITIVE):
+            continue  # "alguém que fale russo?": a verb form ("que dias": a noun, kept)
         if not names_a_thing(w.lower()):
             continue
         out.append(w)

@@ -26,17 +26,17 @@ trial try | teste avaliação experimentar | пробный триал попр�
 discount discounts | desconto descontos | скидка скидки
 annual yearly year | anual ano | годовой год
 monthly month | mensal mês | месячный месяц
-pay payment payments paying | pagar pagamento pagamentos | платить оплатить оплата платёж
+pay payment payments paying | pagar pagamento pagamentos | платить оплатить заплатить оплата платёж
 card | cartão | карта
 invoice invoices bill | fatura nota boleto | счёт счет
 receipt receipts | recibo | чек
 contract | contrato fidelização | договор контракт
 refund refunds | reembolso devolução | возврат
-cancel cancellation | cancelar cancelamento | отменить отмена
+cancel cancellation cancelation | cancelar cancelamento | отменить отмена
 subscription | assinatura | подписка
 registration joining enrolment enrollment | inscrição matrícula | регистрация вступительный
 membership pass passes | passe passes mensalidade | абонемент абонементы
-support | suporte atendimento | поддержка
+support | suporte atendimento apoio | поддержка
 hours schedule | horário horários | часы график
 phone telephone call | telefone ligação ligar | телефон звонок звонки позвонить звонить
 email | email e-mail | почта email
@@ -48,7 +48,7 @@ weekend weekends | fim-de-semana | выходные
 user users seat seats | usuário usuários licença licenças | пользователь пользователи место места
 team | equipe time | команда
 company companies business firm | empresa empresas | компания компании фирма
-limit limits | limite limites | лимит ограничение
+limit limits cap caps | limite limites | лимит ограничение
 storage | armazenamento | хранилище
 size | tamanho | размер
 file files attachment attachments | arquivo arquivos anexo anexos | файл вложение
@@ -88,6 +88,11 @@ owner | dono dona proprietário proprietária | владелец владели�
 night nights evening nightly | noite noites noturno noturna | ночь ночи ночной вечер вечерний
 surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
 vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
+insurance insured | seguro seguros | страховка страхование
+deposit deposits | caução depósito sinal | залог депозит
+move moving relocation | mudança mudanças mudar | переезд переехать переезжать
+driver drivers | condutor condutores motorista | водитель водители
+mat mats | tapete tapetes | коврик коврики
 parking park | estacionamento estacionar | парковка парковаться припарковаться парковать
 monday mondays | segunda segundas | понедельник
 tuesday tuesdays | terça terças terca | вторник
@@ -112,6 +117,44 @@ _BROADER = (
         "weekday weekdays будни будний",
     ),
 )
+
+
+# a word and the kind of thing it is one of, for the message side only: "работаю вт, чт и сб"
+# answers "em que dias?" (a pharmacy's Russian-speaking pharmacist was not found for it), but
+# "the car is 35€/day" says nothing about Mondays
+_KIND_OF = (
+    (
+        "monday tuesday wednesday thursday friday saturday sunday segunda terça quarta quinta "
+        "sexta sábado domingo понедельник вторник среда четверг пятница суббота воскресенье",
+        "day days dia dias день дни",
+    ),
+)
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> dict[str, frozenset[str]]:
+    """Each word's lemma -> the lemmas of the kind of thing it is one of."""
+    out: dict[str, set[str]] = {}
+    for instances, kind in _KIND_OF:
+        keys = set(key_tokens(kind))
+        for k in key_tokens(instances):
+            out.setdefault(k, set()).update(keys)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
+def _instances() -> dict[str, frozenset[str]]:
+    """Each kind's lemma -> the lemmas of the things that are one of it."""
+    out: dict[str, set[str]] = {}
+    for k, kinds in _kinds().items():
+        for kind in kinds:
+            out.setdefault(kind, set()).add(k)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def instances(lemma: str) -> frozenset[str]:
+    """The lemmas of the things that are one of this kind ("dias": the weekdays)."""
+    return _instances().get(lemma, frozenset())
 
 
 @lru_cache(maxsize=1)
@@ -160,11 +203,13 @@ def equivalents(lemmas: Iterable[str]) -> set[str]:
 
 
 def answered_about(lemmas: Iterable[str]) -> set[str]:
-    """What a message's words answer about: their equivalents, and the narrower words of a
-    broader meaning they name ("в выходные с 10 до 18" answers about Saturday)."""
+    """What a message's words answer about: their equivalents, the narrower words of a
+    broader meaning they name ("в выходные с 10 до 18" answers about Saturday), and the kind
+    of thing they are one of (a weekday answers "which days?")."""
     given = set(lemmas)
     narrower = {n for w in given for n in _narrower().get(w, ())}
-    return (equivalents(given) | narrower) - given
+    kinds = {k for w in given for k in _kinds().get(w, ())}
+    return (equivalents(given) | narrower | kinds) - given
 
 
 def widened(text: str) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 
 from core.asked import question_words
 from core.identity import sound_term
-from core.language import detect_language, lemma, lemma_in, written_tokens
+from core.language import detect_language, is_cyrillic, lemma, lemma_in, written_tokens
 from core.pipeline.context import Context
 from core.recall import index_tokens
 from core.world_names import SAME_CONCEPT
@@ -31,10 +31,17 @@ def _lemma_or_written(word: str, lang: str) -> str:
 def _sound_forms(word: str) -> tuple[str, ...]:
     """A question word as written, in its dictionary form, and without an English plural's
     "s", which the lemmatiser keeps on some nouns: "do you do diagnostics?" (dgnstks) and
-    "Диагностика ходовой бесплатно" (dgnstk)."""
+    "Диагностика ходовой бесплатно" (dgnstk). A Russian word ending in "н" also without it,
+    as Russian writes Portuguese places ending in a vowel or "-ão": "Лиссабон" for Lisboa
+    (lsbn / lsb), "Портиман" for Portimão (prtmn / prtm); a movers' chat said it had nothing
+    about Лиссабон beside "mudanças p/ Lisboa preço fixo a partir de 450€"."""
     low = word.lower()
-    plural = low.endswith("s") and not low.endswith("ss") and len(low) > 4 and low.isascii()
-    return (low, lemma(low), low[:-1]) if plural else (low, lemma(low))
+    forms = [low, lemma(low)]
+    if low.endswith("s") and not low.endswith("ss") and len(low) > 4 and low.isascii():
+        forms.append(low[:-1])
+    if is_cyrillic(low):
+        forms += [f[:-1] for f in forms if f.endswith("н")]
+    return tuple(dict.fromkeys(forms))
 
 
 def translations(
