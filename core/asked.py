@@ -184,12 +184,14 @@ def after_who(question: str) -> set[str]:
 
 
 # verbs and fillers every question has ("tem", "есть", "can"), and the chat's way of
-# addressing the team ("r u guys on prem?") or naming the company itself ("who is the owner
+# addressing the team ("r u guys on prem?", "vocês") or naming the company itself ("who is the owner
 # of the company?" is answered by "sou a dona"): they match any message, or none
 QUESTION_FILLER = frozenset(
     key_tokens(
         "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
-        "estar são guys folks pessoal gente ребята fazer делать company empresa компания"
+        "estar são guys folks pessoal gente ребята fazer делать company empresa компания "
+        # "Vocês desmontam os móveis?" asked "você" too, which no answer holds
+        "você vocês voce voces vc vcs"
     )
 )
 

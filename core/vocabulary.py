@@ -93,6 +93,7 @@ deposit deposits | caução depósito sinal | залог депозит
 move moving relocation | mudança mudanças mudar | переезд переехать переезжать
 driver drivers | condutor condutores motorista | водитель водители
 mat mats | tapete tapetes | коврик коврики
+furniture | móveis móvel mobília | мебель
 parking park | estacionamento estacionar | парковка парковаться припарковаться парковать
 monday mondays | segunda segundas | понедельник
 tuesday tuesdays | terça terças terca | вторник
