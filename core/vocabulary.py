@@ -132,25 +132,34 @@ _KIND_OF = (
 )
 
 
+def _one_way(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """Each word's lemma on a pair's left -> the lemmas of the words on its right."""
+    out: dict[str, set[str]] = {}
+    for left, right in pairs:
+        keys = set(key_tokens(right))
+        for k in key_tokens(left):
+            out.setdefault(k, set()).update(keys)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _inverse(mapping: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for k, values in mapping.items():
+        for v in values:
+            out.setdefault(v, set()).add(k)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 @lru_cache(maxsize=1)
 def _kinds() -> dict[str, frozenset[str]]:
     """Each word's lemma -> the lemmas of the kind of thing it is one of."""
-    out: dict[str, set[str]] = {}
-    for instances, kind in _KIND_OF:
-        keys = set(key_tokens(kind))
-        for k in key_tokens(instances):
-            out.setdefault(k, set()).update(keys)
-    return {k: frozenset(v) for k, v in out.items()}
+    return _one_way(_KIND_OF)
 
 
 @lru_cache(maxsize=1)
 def _instances() -> dict[str, frozenset[str]]:
     """Each kind's lemma -> the lemmas of the things that are one of it."""
-    out: dict[str, set[str]] = {}
-    for k, kinds in _kinds().items():
-        for kind in kinds:
-            out.setdefault(kind, set()).add(k)
-    return {k: frozenset(v) for k, v in out.items()}
+    return _inverse(_kinds())
 
 
 def instances(lemma: str) -> frozenset[str]:
@@ -161,22 +170,13 @@ def instances(lemma: str) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _broader() -> dict[str, frozenset[str]]:
     """Each word's lemma -> the lemmas of the broader meaning it is part of."""
-    out: dict[str, set[str]] = {}
-    for narrow, wide in _BROADER:
-        keys = set(key_tokens(wide))
-        for k in key_tokens(narrow):
-            out.setdefault(k, set()).update(keys)
-    return {k: frozenset(v) for k, v in out.items()}
+    return _one_way(_BROADER)
 
 
 @lru_cache(maxsize=1)
 def _narrower() -> dict[str, frozenset[str]]:
     """Each broader meaning's lemma -> the lemmas of the words that are part of it."""
-    out: dict[str, set[str]] = {}
-    for k, wide in _broader().items():
-        for w in wide:
-            out.setdefault(w, set()).add(k)
-    return {k: frozenset(v) for k, v in out.items()}
+    return _inverse(_broader())
 
 
 @lru_cache(maxsize=1)
