@@ -237,9 +237,14 @@ def clean_name(name: str) -> str:
     return " ".join(text.split()).strip(" .,;:!?-")
 
 
+# a word written as several: "fim de semana" is the weekend, not "fim", "de" and "semana" ("what
+# time do you open on saturday?" did not find "fim de semana 8h-14h")
+_PHRASES = re.compile(r"\b(?:fim|fins)[\s-]+de[\s-]+semana\b", re.IGNORECASE)
+
+
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; hyphens and punctuation separate words."""
-    return [t.lower() for t in written_tokens(text)]
+    return [t.lower() for t in written_tokens(_PHRASES.sub("weekend", text))]
 
 
 def written_tokens(text: str) -> list[str]:

@@ -12,8 +12,13 @@ from core.recall import index_tokens
 from core.vocabulary import equivalents, instances
 
 # names the question writes capitalised inside a sentence ("Lumio Billing", "SSO"): a
-# sentence that holds one whole is about it; one that holds only "Lumio" is not
-NAME = re.compile(r"(?<=\S\s)[A-ZА-ЯЁ][\w-]*(?:\s+[A-ZА-ЯЁ0-9][\w-]*)*|\b[A-ZА-ЯЁ]{2,}\b")
+# sentence that holds one whole is about it; one that holds only "Lumio" is not. A Portuguese
+# place joins its parts with "de" / "do" / "da": "do you come to Vila Nova de Gaia?" said it had
+# nothing about "Vila Nova" beside "we cover Porto, Matosinhos, Gaia and Maia"
+NAME = re.compile(
+    r"(?<=\S\s)[A-ZА-ЯЁ][\w-]*(?:\s+(?:(?:de|do|da|dos|das)\s+)?[A-ZА-ЯЁ0-9][\w-]*)*"
+    r"|\b[A-ZА-ЯЁ]{2,}\b"
+)
 
 
 def unknown_names(
@@ -65,6 +70,7 @@ _VAGUE = frozenset(
     # "коврики даём бесплатно"; "whats ur cancelation policy?" "nothing about policy")
     "need needs bring preciso precisa precisamos levar trazer нужно надо взять принести "
     "policy policies rule rules política políticas regra regras политика правило правила "
+    "number número numero количество "  # "the minimum number of hours": the hours
     # a person left unnamed: "há alguém que fale russo?" asks about Russian
     "anyone someone anybody somebody alguém alguem ninguém ninguem кто-нибудь кто-то".split()
 )

@@ -27,7 +27,7 @@ discount discounts | desconto descontos | скидка скидки
 annual yearly year | anual ano | годовой год
 monthly month | mensal mês | месячный месяц
 pay payment payments paying | pagar pagamento pagamentos | платить оплатить заплатить оплата платёж
-card | cartão | карта
+card | cartão multibanco | карта
 invoice invoices bill | fatura nota boleto | счёт счет
 receipt receipts | recibo | чек
 contract | contrato fidelização | договор контракт
@@ -94,6 +94,8 @@ move moving relocation | mudança mudanças mudar | переезд переех�
 driver drivers | condutor condutores motorista | водитель водители
 mat mats | tapete tapetes | коврик коврики
 furniture | móveis móvel mobília | мебель
+cleaning clean | limpeza limpar | уборка убирать чистка
+oven | forno | духовка
 parking park | estacionamento estacionar | парковка парковаться припарковаться парковать
 monday mondays | segunda segundas | понедельник
 tuesday tuesdays | terça terças terca | вторник

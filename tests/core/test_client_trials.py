@@ -143,3 +143,33 @@ async def test_a_deposit_is_a_sinal(use_core: Core) -> None:
         use_core, messages, "how much is the deposit to reserve a property?"
     )
     assert "sinal p/ reservar" in first, answer
+
+
+CLEANING_AND_CAFE = (
+    "limpeza normal 15€/hora, minimo 3h",
+    "deep clean of oven or fridge is extra 20€ each",
+    "we cover Porto, Matosinhos, Gaia and Maia. outside that +10€ travel fee",
+    "оплата: MB Way, наличка или перевод, карты НЕ принимаем",
+    "horario seg-sex 7h30 às 19h",
+    "fim de semana 8h-14h",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        # "fim de semana" was three words, none the weekend: the weekday hours were quoted
+        ("what time do you open on saturday?", "fim de semana 8h-14h"),
+        # "Vila Nova" was an unknown name of its own
+        ("do you come to Vila Nova de Gaia?", "Gaia and Maia"),
+        ("Quanto custa a limpeza do forno?", "oven or fridge"),  # the hourly price
+        ("what's the minimum number of hours i can book?", "minimo 3h"),  # "nothing about number"
+        ("Posso pagar com cartão multibanco?", "карты НЕ принимаем"),  # "nothing about multibanco"
+    ],
+)
+async def test_a_cleaning_service_and_a_cafes_client_questions(
+    use_core: Core, question: str, quoted: str
+) -> None:
+    """Trials of 2026-12-05, third round (written by helpers blind to the bot)."""
+    first, answer = await _first_line(use_core, CLEANING_AND_CAFE, question)
+    assert quoted in first, answer
