@@ -467,8 +467,10 @@ def pick_quote(
             # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
             # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
             or (q.holds_asked and best.holds_asked and len(asked) > 1 and best_priced <= priced)
+            or _updates(sentence, best_asked, matched)
         ]
-        return replace(best, later=_said_later(best, best_asked, same_thing))
+        updates = {q.message_id for q, _, _, sentence in held_asked if UPDATE.search(sentence)}
+        return replace(best, later=_said_later(best, best_asked, same_thing, updates))
     return best
 
 
@@ -491,8 +493,30 @@ def _nearest(
     return replace(max(holding, key=lambda q: q.score), lacks=tuple(missing))
 
 
+# a sentence that says it replaces what was said: "update: transfer from airport is now 75€,
+# not 65", "correção: o pack agora é 160€", "обновление: интенсив A1 теперь стоит 520€, а не 480"
+UPDATE = re.compile(
+    r"(?i)\b(?:updated?|correction|corrected|now|no longer|anymore|atualiza\w*|correção|"
+    r"correcao|agora|passou a|passa a|já não|ja nao|обновлени\w*|исправлени\w*|теперь|уже не|"
+    r"больше не)\b|(?:\bnot|\bnão|\bnao|а не)\s+\d"
+)
+
+
+def _updates(sentence: str, best_asked: frozenset[str], matched: frozenset[str]) -> bool:
+    """A sentence that says it is an update and holds two or more of the quote's asked words,
+    all but perhaps one ("update: transfer from airport is now 75€" for "the transfer from Lisbon airport",
+    0.4 from "airport transfer from Lisbon airport is 65€" with USE, under a restatement's
+    line): it restates the quote whatever the model makes of the two."""
+    shared = best_asked & matched
+    enough = len(shared) >= max(2, len(best_asked) - 1)  # "lesson" alone: another lesson's price
+    return enough and bool(UPDATE.search(sentence))
+
+
 def _said_later(
-    best: Quote, best_asked: frozenset[str], held_asked: Sequence[tuple[Quote, frozenset[str]]]
+    best: Quote,
+    best_asked: frozenset[str],
+    held_asked: Sequence[tuple[Quote, frozenset[str]]],
+    updates: Set[str] = frozenset(),
 ) -> Quote | None:
     """The newest sentence of a later message that holds every asked word the quote holds
     (and a number, when the question asks an amount): the quote may be what held then ("the
@@ -500,11 +524,14 @@ def _said_later(
     euros"). Both are shown, dated; which one holds is the reader's call, as no rule here
     can tell an update from a sibling by meaning ("the Basic plan is $19" / "the Business
     plan is $79" are as alike as a price and its update, measured with USE). A sibling
-    that lacks one of the quote's asked words ("Basic") is not shown."""
+    that lacks one of the quote's asked words ("Basic") is not shown, unless it says it is an
+    update (`updates`, _updates)."""
     newer = [
         q
         for q, matched in held_asked
-        if q.message_id != best.message_id and q.ts > best.ts and best_asked <= matched
+        if q.message_id != best.message_id
+        and q.ts > best.ts
+        and (best_asked <= matched or q.message_id in updates)
     ]
     return max(newer, key=lambda q: (q.ts, q.score)) if newer else None
 

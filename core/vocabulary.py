@@ -96,6 +96,12 @@ mat mats | tapete tapetes | коврик коврики
 furniture | móveis móvel mobília | мебель
 cleaning clean | limpeza limpar | уборка убирать чистка
 oven | forno | духовка
+lift elevator | elevador | лифт
+lesson lessons class classes | aula aulas | урок уроки занятие занятия
+group groups | grupo grupos turma turmas | группа группы групповой
+teacher teachers instructor instructors | professor professora instrutor instrutores | преподаватель учитель инструктор
+student students | aluno alunos estudante estudantes | студент студенты ученик ученики
+home house | casa domicílio | дом
 parking park | estacionamento estacionar | парковка парковаться припарковаться парковать
 monday mondays | segunda segundas | понедельник
 tuesday tuesdays | terça terças terca | вторник

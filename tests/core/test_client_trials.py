@@ -6,7 +6,7 @@ offline multilingual model. Each case failed on the build before its fix."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -17,8 +17,9 @@ from core.service import Core
 
 async def _first_line(core: Core, messages: Sequence[str], question: str) -> tuple[str, str]:
     """What the answer quotes or says first, and the whole answer (for the failure message)."""
-    for text in messages:
-        await core.remember("c", author="Ana", text=text, ts=datetime(2026, 11, 2, tzinfo=UTC))
+    start = datetime(2026, 11, 2, 9, tzinfo=UTC)
+    for i, text in enumerate(messages):  # a minute apart, in order
+        await core.remember("c", author="Ana", text=text, ts=start + timedelta(minutes=i))
     got = await core.ask("c", question)
     return got.answer.splitlines()[0], got.answer
 
@@ -172,4 +173,35 @@ async def test_a_cleaning_service_and_a_cafes_client_questions(
 ) -> None:
     """Trials of 2026-12-05, third round (written by helpers blind to the bot)."""
     first, answer = await _first_line(use_core, CLEANING_AND_CAFE, question)
+    assert quoted in first, answer
+
+
+HOTEL = (
+    "airport transfer from Lisbon airport is 65€ one way, book 48h ahead",
+    "check-in a partir das 15h, check-out até às 11h",
+    "update: transfer from airport is now 75€, not 65 (new driver prices)",
+    "we have 9 rooms total and no elevator, pls warn guests w heavy luggage",
+    "consultas ao domicílio só dentro de Coimbra cidade, deslocaçao +20€",
+)
+
+
+async def test_an_update_that_names_less_is_still_shown_after_the_quote(use_core: Core) -> None:
+    """A hotel: the update does not say "Lisbon", so it was no restatement of the quote,
+    and the client read only the old price."""
+    got = await _first_line(use_core, HOTEL, "how much is the transfer from Lisbon airport?")
+    assert "65€" in got[0], got[1]
+    assert "now 75€" in got[1], got[1]
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("is there a lift?", "no elevator"),  # "nothing about lift"
+        ("вы приезжаете на дом?", "consultas ao domicílio"),  # found nothing
+    ],
+)
+async def test_a_hotels_and_a_vets_client_questions(
+    use_core: Core, question: str, quoted: str
+) -> None:
+    first, answer = await _first_line(use_core, HOTEL, question)
     assert quoted in first, answer
