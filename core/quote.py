@@ -65,6 +65,7 @@ from core.language import (
 )
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
+from core.restated import Nearness, Said, said_later
 from core.sentences import sentences
 from core.unknown import NAME, said_somewhere, unknown_names, unknown_words
 from core.vocabulary import answered_about, equivalents
@@ -186,7 +187,7 @@ class Quote:
     # it holds every word the question asks with, names aside ("CTO" in "Who is the CTO of
     # Acme?"): it says what the question asks, where a graph answer may only be near it
     holds_asked: bool = False
-    # a sentence of a later message on the same thing (_said_later): what the team said after
+    # a sentence of a later message on the same thing (core/restated.py): what the team said after
     # ("from December the flexible desk costs 130 euros"), shown under the quote, dated
     later: Quote | None = None
     # names the question writes that no message mentions: this sentence holds the rest of what
@@ -229,7 +230,7 @@ def pick_quote(
     messages nearest the question by meaning alone, candidates too (with no rank bonus).
     A question that names something the chat never mentions gets no quote; the names are
     added to `unknown` (the answer then says it has nothing about them). With `meaning`, the
-    quote carries in `later` the newest later sentence that restates it (_said_later).
+    quote carries in `later` the newest later sentence that restates it (core/restated.py).
     `thread`: the chat question a message replies to and the reply it got (core/replies.py);
     `home`: whether a message is of the one world the question was routed to (None: several)."""
     own = frozenset(index_tokens(question)) - QUESTION_FILLER
@@ -445,32 +446,14 @@ def pick_quote(
             unknown.extend(missing)
         return _nearest(asked, missing, held_asked)
     if best is not None and meaning is not None:
-        # a restatement is a gap closer than two messages of one topic: with USE, updates
-        # 0.54-0.83 from what they update, later sentences on other things of the same
-        # question 0.33-0.48 (bench.answers' tuning parts: 1 of 96 answers shows one)
-        gap = meaning.same - meaning.cross
-        restates = meaning.same + gap
-        quoted = vectors[best_sentence]
-        # a quote that holds no asked word was chosen by its meaning alone: a later
-        # restatement of it must be about as near the question ("Os cacifos custam 10 euros
-        # por mês" and "a mesa flexível passa a custar 130 euros por mês" are 0.52 alike, but
-        # 0.34 and 0.24 from "Сколько стоит дневной абонемент?")
-        as_near = cosines[best_sentence] - MIN_MEANING_AT * gap
-        same_thing = [
-            (q, matched)
-            for q, matched, priced, sentence in held_asked
-            if (
-                float(vectors[sentence] @ quoted) >= restates
-                and (bool(best_asked) or cosines[sentence] >= as_near)
-            )
-            # or both hold every asked word, two or more, and the price words the quote
-            # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
-            # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
-            or (q.holds_asked and best.holds_asked and len(asked) > 1 and best_priced <= priced)
-            or _updates(sentence, best_asked, matched)
-        ]
-        updates = {q.message_id for q, _, _, sentence in held_asked if UPDATE.search(sentence)}
-        return replace(best, later=_said_later(best, best_asked, same_thing, updates))
+        later = said_later(
+            best,
+            Said(best_asked, best_priced, best_sentence),
+            held_asked,
+            Nearness(cosines, vectors, meaning.same, meaning.cross, MIN_MEANING_AT),
+            asked_words=len(asked),
+        )
+        return replace(best, later=later)
     return best
 
 
@@ -491,49 +474,6 @@ def _nearest(
     if not holding:
         return None
     return replace(max(holding, key=lambda q: q.score), lacks=tuple(missing))
-
-
-# a sentence that says it replaces what was said: "update: transfer from airport is now 75€,
-# not 65", "correção: o pack agora é 160€", "обновление: интенсив A1 теперь стоит 520€, а не 480"
-UPDATE = re.compile(
-    r"(?i)\b(?:updated?|correction|corrected|now|no longer|anymore|atualiza\w*|correção|"
-    r"correcao|agora|passou a|passa a|já não|ja nao|обновлени\w*|исправлени\w*|теперь|уже не|"
-    r"больше не)\b|(?:\bnot|\bnão|\bnao|а не)\s+\d"
-)
-
-
-def _updates(sentence: str, best_asked: frozenset[str], matched: frozenset[str]) -> bool:
-    """A sentence that says it is an update and holds two or more of the quote's asked words,
-    all but perhaps one ("update: transfer from airport is now 75€" for "the transfer from Lisbon airport",
-    0.4 from "airport transfer from Lisbon airport is 65€" with USE, under a restatement's
-    line): it restates the quote whatever the model makes of the two."""
-    shared = best_asked & matched
-    enough = len(shared) >= max(2, len(best_asked) - 1)  # "lesson" alone: another lesson's price
-    return enough and bool(UPDATE.search(sentence))
-
-
-def _said_later(
-    best: Quote,
-    best_asked: frozenset[str],
-    held_asked: Sequence[tuple[Quote, frozenset[str]]],
-    updates: Set[str] = frozenset(),
-) -> Quote | None:
-    """The newest sentence of a later message that holds every asked word the quote holds
-    (and a number, when the question asks an amount): the quote may be what held then ("the
-    flexible desk costs 120 euros") and this what holds now ("from December it costs 130
-    euros"). Both are shown, dated; which one holds is the reader's call, as no rule here
-    can tell an update from a sibling by meaning ("the Basic plan is $19" / "the Business
-    plan is $79" are as alike as a price and its update, measured with USE). A sibling
-    that lacks one of the quote's asked words ("Basic") is not shown, unless it says it is an
-    update (`updates`, _updates)."""
-    newer = [
-        q
-        for q, matched in held_asked
-        if q.message_id != best.message_id
-        and q.ts > best.ts
-        and (best_asked <= matched or q.message_id in updates)
-    ]
-    return max(newer, key=lambda q: (q.ts, q.score)) if newer else None
 
 
 def _clip(sentence: str) -> str:

@@ -1,0 +1,116 @@
+"""What a quote shows after it (core/quote.py): the newest later sentence that restates or
+updates it ("the flexible desk costs 120 euros", then "from December it costs 130 euros").
+Both are shown, dated; which one holds is the reader's call, as no rule here can tell an
+update from a sibling by meaning ("the Basic plan is $19" / "the Business plan is $79" are as
+alike as a price and its update, measured with USE)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from core.quote import Quote
+
+# a sentence that says it replaces what was said: "update: transfer from airport is now 75€,
+# not 65", "correção: o pack agora é 160€", "обновление: интенсив A1 теперь стоит 520€, а не 480"
+UPDATE = re.compile(
+    r"(?i)\b(?:updated?|correction|corrected|now|no longer|anymore|atualiza\w*|correção|"
+    r"correcao|agora|passou a|passa a|já não|ja nao|обновлени\w*|исправлени\w*|теперь|уже не|"
+    r"больше не)\b|(?:\bnot|\bnão|\bnao|а не)\s+\d"
+)
+
+
+@dataclass(frozen=True)
+class Said:
+    """What the quote holds of the question: its asked words, its price words, its sentence
+    as split (the key of `Nearness`)."""
+
+    asked: frozenset[str]
+    priced: frozenset[str]
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Nearness:
+    """The candidate sentences' cosines with the question and their vectors, and the
+    model's calibrated same / cross-topic cosines (core/calibration.py)."""
+
+    cosines: Mapping[str, float]
+    vectors: Mapping[str, npt.NDArray[np.float32]]
+    same: float
+    cross: float
+    floor_at: float  # the quote's meaning floor, as a share of the gap (quote.MIN_MEANING_AT)
+
+
+def said_later(
+    best: Quote,
+    said: Said,
+    held_asked: Sequence[tuple[Quote, frozenset[str], frozenset[str], str]],
+    near: Nearness,
+    *,
+    asked_words: int,
+) -> Quote | None:
+    """The newest sentence of a later message on the same thing as the quote, among the
+    candidates that hold what the question wants (`held_asked`: quote, asked words held,
+    price words held, sentence), or None."""
+    # a restatement is a gap closer than two messages of one topic: with USE, updates
+    # 0.54-0.83 from what they update, later sentences on other things of the same
+    # question 0.33-0.48 (bench.answers' tuning parts: 1 of 96 answers shows one)
+    gap = near.same - near.cross
+    restates = near.same + gap
+    quoted = near.vectors[said.sentence]
+    # a quote that holds no asked word was chosen by its meaning alone: a later
+    # restatement of it must be about as near the question ("Os cacifos custam 10 euros
+    # por mês" and "a mesa flexível passa a custar 130 euros por mês" are 0.52 alike, but
+    # 0.34 and 0.24 from "Сколько стоит дневной абонемент?")
+    as_near = near.cosines[said.sentence] - near.floor_at * gap
+    same_thing = [
+        (q, matched)
+        for q, matched, priced, sentence in held_asked
+        if (
+            float(near.vectors[sentence] @ quoted) >= restates
+            and (bool(said.asked) or near.cosines[sentence] >= as_near)
+        )
+        # or both hold every asked word, two or more, and the price words the quote
+        # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
+        # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
+        or (q.holds_asked and best.holds_asked and asked_words > 1 and said.priced <= priced)
+        or _updates(sentence, said.asked, matched)
+    ]
+    updates = {q.message_id for q, _, _, sentence in held_asked if UPDATE.search(sentence)}
+    return _newest(best, said.asked, same_thing, updates)
+
+
+def _updates(sentence: str, best_asked: frozenset[str], matched: frozenset[str]) -> bool:
+    """A sentence that says it is an update and holds two or more of the quote's asked words,
+    all but perhaps one ("update: transfer from airport is now 75€" for "the transfer from
+    Lisbon airport", 0.4 from "airport transfer from Lisbon airport is 65€" with USE, under a
+    restatement's line): it restates the quote whatever the model makes of the two."""
+    shared = best_asked & matched
+    enough = len(shared) >= max(2, len(best_asked) - 1)  # "lesson" alone: another lesson's
+    return enough and bool(UPDATE.search(sentence))
+
+
+def _newest(
+    best: Quote,
+    best_asked: frozenset[str],
+    same_thing: Sequence[tuple[Quote, frozenset[str]]],
+    updates: Set[str],
+) -> Quote | None:
+    """The newest later sentence that holds every asked word the quote holds (and a number,
+    when the question asks an amount: `held_asked` holds only those). A sibling that lacks
+    one of the quote's asked words ("Basic") is not shown, unless it says it is an update."""
+    newer = [
+        q
+        for q, matched in same_thing
+        if q.message_id != best.message_id
+        and q.ts > best.ts
+        and (best_asked <= matched or q.message_id in updates)
+    ]
+    return max(newer, key=lambda q: (q.ts, q.score)) if newer else None
