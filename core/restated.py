@@ -9,13 +9,27 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-if TYPE_CHECKING:
-    from core.quote import Quote
+
+class Quoted(Protocol):
+    """What of a quote (core.quote.Quote) the choice of a later sentence reads."""
+
+    @property
+    def message_id(self) -> str: ...
+    @property
+    def ts(self) -> datetime: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def holds_asked(self) -> bool: ...
+
+
+Quote = TypeVar("Quote", bound=Quoted)
 
 # a sentence that says it replaces what was said: "update: transfer from airport is now 75€,
 # not 65", "correção: o pack agora é 160€", "обновление: интенсив A1 теперь стоит 520€, а не 480"

@@ -11,7 +11,14 @@ import numpy as np
 
 from core.asked import question_words
 from core.identity import sound_term
-from core.language import detect_language, is_cyrillic, lemma, lemma_in, written_tokens
+from core.language import (
+    detect_language,
+    is_cyrillic,
+    is_time_word,
+    lemma,
+    lemma_in,
+    written_tokens,
+)
 from core.pipeline.context import Context
 from core.recall import index_tokens
 from core.world_names import SAME_CONCEPT
@@ -111,10 +118,13 @@ def _bridged(
         m_vecs = (vecs[a:b], vecs[b + a :])
         sims = np.max([m @ q.T for m in m_vecs for q in q_vecs], axis=0)
         best = sims.argmax(axis=1)
+        # a weekday or a month translates only another: USE puts "tuesdays" within the line
+        # of "день" ("сколько стоит доску на день?" took "surfskate class tuesdays 6pm, 20€"
+        # for a later word on the board's day price)
         out = {
             theirs[w]: mine[int(j)]
             for w, j, row in zip(forms, best, sims, strict=True)
-            if row[j] >= SAME_CONCEPT
+            if row[j] >= SAME_CONCEPT and is_time_word(w) == is_time_word(mine[int(j)])
         }
     for w, key in theirs.items():  # and by sound, as written or in its dictionary form
         if key not in out:

@@ -205,3 +205,16 @@ async def test_a_hotels_and_a_vets_client_questions(
 ) -> None:
     first, answer = await _first_line(use_core, HOTEL, question)
     assert quoted in first, answer
+
+
+async def test_a_weekday_is_no_translation_of_day(use_core: Core) -> None:
+    """A surf school: USE puts "tuesdays" within the word bridge's line of "день", so the
+    surfskate class (20€, on Tuesdays) was shown as a later word on the board's day price."""
+    messages = (
+        "аренда софтборда 15€ в день, хардборд 20€ в день",
+        "pack de 5 aulas de grupo 150€",
+        "surfskate class tuesdays 6pm, 20€",
+    )
+    _, answer = await _first_line(use_core, messages, "сколько стоит взять мягкую доску на день?")
+    assert "15€ в день" in answer, answer
+    assert "surfskate" not in answer, answer
