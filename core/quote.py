@@ -65,7 +65,7 @@ from core.language import (
 )
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
-from core.restated import Nearness, Said, said_later
+from core.restated import UPDATE, Nearness, Said, said_later
 from core.sentences import sentences
 from core.unknown import NAME, said_somewhere, unknown_names, unknown_words
 from core.vocabulary import answered_about, equivalents
@@ -382,7 +382,16 @@ def pick_quote(
                 if cos >= meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross):
                     score = max(score, MIN_RELEVANCE)
                 floor = meaning.cross + MIN_MEANING_AT * (meaning.same - meaning.cross)
-                if cos < floor and not holds_asked and not (partial and present <= said):
+                # (an update of something asked stays, to be shown after what it updates:
+                # "обновление: интенсив A1 теперь стоит 520€, а не 480", 0.10 from "how much is
+                # the intensive beginner course?", core/restated.py)
+                update = bool(asked & said) and bool(UPDATE.search(shown))
+                if (
+                    cos < floor
+                    and not holds_asked
+                    and not (partial and present <= said)
+                    and not update
+                ):
                     # about something else, whatever words it shares; unless it holds every
                     # word asked: "who's your ceo" is 0.15 from "Our CTO is Marcus Lee, CEO
                     # is Dana Whitfield" with USE ("who is your CEO?": above the floor)

@@ -95,20 +95,29 @@ def said_later(
         # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
         # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
         or (q.holds_asked and best.holds_asked and asked_words > 1 and said.priced <= priced)
-        or _updates(sentence, said.asked, matched)
+        or _updates(sentence, said, matched)
     ]
     updates = {q.message_id for q, _, _, sentence in held_asked if UPDATE.search(sentence)}
     return _newest(best, said.asked, same_thing, updates)
 
 
-def _updates(sentence: str, best_asked: frozenset[str], matched: frozenset[str]) -> bool:
+_NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)?")  # not the 1 of "A1"
+
+
+def _updates(sentence: str, said: Said, matched: frozenset[str]) -> bool:
     """A sentence that says it is an update and holds two or more of the quote's asked words,
     all but perhaps one ("update: transfer from airport is now 75€" for "the transfer from
     Lisbon airport", 0.4 from "airport transfer from Lisbon airport is 65€" with USE, under a
-    restatement's line): it restates the quote whatever the model makes of the two."""
-    shared = best_asked & matched
-    enough = len(shared) >= max(2, len(best_asked) - 1)  # "lesson" alone: another lesson's
-    return enough and bool(UPDATE.search(sentence))
+    restatement's line), or one of them and the quote's own number beside a new one
+    ("интенсив A1 теперь стоит 520€, а не 480" after "o curso intensivo A1 custa 480€"): it
+    restates the quote whatever the model makes of the two."""
+    if not UPDATE.search(sentence):
+        return False
+    shared = said.asked & matched
+    if len(shared) >= max(2, len(said.asked) - 1):  # "lesson" alone: another lesson's price
+        return True
+    numbers, old = set(_NUMBER.findall(sentence)), set(_NUMBER.findall(said.sentence))
+    return bool(shared) and bool(numbers & old) and bool(numbers - old)
 
 
 def _newest(

@@ -218,3 +218,19 @@ async def test_a_weekday_is_no_translation_of_day(use_core: Core) -> None:
     _, answer = await _first_line(use_core, messages, "сколько стоит взять мягкую доску на день?")
     assert "15€ в день" in answer, answer
     assert "surfskate" not in answer, answer
+
+
+async def test_an_update_that_names_the_old_price_is_shown_across_languages(
+    use_core: Core,
+) -> None:
+    """A language school: the Russian update shares one asked word with the question and
+    is 0.10 from it by meaning, so it was dropped before it could be shown as a later word;
+    it names the quote's own price beside the new one."""
+    messages = (
+        "bom dia! o curso intensivo A1 custa 480€ (4 semanas)",
+        "evening classes are tue & thu 18:30-20:30",
+        "обновление: интенсив A1 теперь стоит 520€, а не 480",
+        "we also do CIPLE exam prep, separate 6-week course, 390€",
+    )
+    _, answer = await _first_line(use_core, messages, "how much is the intensive beginner course?")
+    assert "480€" in answer and "520€" in answer, answer
