@@ -24,6 +24,17 @@ YOU_PLACE = frozenset(
         "вы вас ваш ваша находиться располагаться"
     )
 )
+# the company's own premises, which an address question names as often as "you" ("Где
+# находится ваш магазин?", "onde fica a loja de vcs?", "where's your office?"): the address
+# answers them, no sentence has to say "shop" (five of six trial companies of 2026-12-05 late)
+PREMISES = frozenset(
+    key_tokens(
+        "shop store office clinic studio salon gym bakery cafe workshop garage agency premises "
+        "loja escritório escritorio clínica clinica estúdio salão academia ginásio padaria "
+        "oficina agência sede "
+        "магазин офис клиника студия салон пекарня кафе мастерская агентство спортзал"
+    )
+)
 _ADDRESS_WORDS = "address endereço адрес street st rua av avenida улица ул проспект"
 ADDRESS_ASKED = frozenset(key_tokens("address endereço адрес"))
 ADDRESS = re.compile(
@@ -67,7 +78,7 @@ def asks_contact(question: str) -> re.Pattern[str] | None:
 def asks_address(question: str) -> bool:
     """Whether the question asks where the company is (or its address)."""
     toks = set(key_tokens(question))
-    return bool(ADDRESS_ASKED & toks) or bool(WHERE & toks and YOU_PLACE & toks)
+    return bool(ADDRESS_ASKED & toks) or bool(WHERE & toks and (YOU_PLACE | PREMISES) & toks)
 
 
 def recall_query(question: str) -> str:
@@ -191,7 +202,9 @@ QUESTION_FILLER = frozenset(
         "have has tem ter há existe есть быть можно мочь can could posso pode need é ser está "
         "estar são guys folks pessoal gente ребята fazer делать company empresa компания "
         # "Vocês desmontam os móveis?" asked "você" too, which no answer holds
-        "você vocês voce voces vc vcs"
+        "você vocês voce voces vc vcs "
+        # "Где вы находитесь? Подскажите адрес": a request's politeness, nothing asked
+        "подсказать сказать tell please пожалуйста favor"
     )
 )
 

@@ -43,6 +43,7 @@ from core.asked import (
     HOW_MUCH,
     MONEY,
     PHONE_ASKED,
+    PREMISES,
     PRICE_ASKED,
     QUESTION_FILLER,
     TIME,
@@ -255,7 +256,7 @@ def pick_quote(
     if contact is not None:  # held by a phone number or an e-mail address
         asked -= PHONE_ASKED | EMAIL_ASKED | CONTACT_ASKED | YOU_PLACE | {"e"}
     if place:  # held by an address
-        asked -= WHERE | YOU_PLACE | ADDRESS_ASKED
+        asked -= WHERE | YOU_PLACE | ADDRESS_ASKED | PREMISES
     if asked - (verbs := after_who(question)):  # the thing asked is what a sentence must hold
         asked -= verbs
     # the asked words some message holds in some language: a sentence holding them all is
@@ -426,6 +427,14 @@ def pick_quote(
                 held_asked.append((quote, matched, priced, sentence))
             if best is None or score > best.score:
                 best, best_asked, best_priced, best_sentence = quote, matched, priced, sentence
+    if (place or contact is not None) and best is not None and not best.holds_asked:
+        # asked where the company is or how to reach it, a sentence that writes an address or
+        # a contact answers over one near by meaning alone: "Где находится ваш магазин?" quoted
+        # "@Bruno fico eu ate as 14h" (1.5 of the gap near: "fico" is "находиться") over
+        # "we're at Rua Ferreira Borges 88"
+        holding = [row for row in held_asked if row[0].holds_asked]
+        if holding:
+            best, best_asked, best_priced, best_sentence = max(holding, key=lambda r: r[0].score)
     missing = (
         unknown_names(question, idf, covered, entity_names, speaker) if best is not None else []
     )

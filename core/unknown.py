@@ -14,9 +14,11 @@ from core.vocabulary import equivalents, instances
 # names the question writes capitalised inside a sentence ("Lumio Billing", "SSO"): a
 # sentence that holds one whole is about it; one that holds only "Lumio" is not. A Portuguese
 # place joins its parts with "de" / "do" / "da": "do you come to Vila Nova de Gaia?" said it had
-# nothing about "Vila Nova" beside "we cover Porto, Matosinhos, Gaia and Maia"
+# nothing about "Vila Nova" beside "we cover Porto, Matosinhos, Gaia and Maia". A capital after
+# the end of a sentence starts the next one ("Где вы находитесь? Адрес?" had nothing about
+# "Адрес")
 NAME = re.compile(
-    r"(?<=\S\s)[A-ZА-ЯЁ][\w-]*(?:\s+(?:(?:de|do|da|dos|das)\s+)?[A-ZА-ЯЁ0-9][\w-]*)*"
+    r"(?<=[^\s.!?…]\s)[A-ZА-ЯЁ][\w-]*(?:\s+(?:(?:de|do|da|dos|das)\s+)?[A-ZА-ЯЁ0-9][\w-]*)*"
     r"|\b[A-ZА-ЯЁ]{2,}\b"
 )
 

@@ -234,3 +234,31 @@ async def test_an_update_that_names_the_old_price_is_shown_across_languages(
     )
     _, answer = await _first_line(use_core, messages, "how much is the intensive beginner course?")
     assert "480€" in answer and "520€" in answer, answer
+
+
+SHOP = (
+    "horario da loja: seg-sex 9h30-19h, sabado 10h-13h, domingo fechado",
+    "cartoes de visita: 250 unid 22€, 500 unid 35€, prazo 2 dias uteis",
+    "for the google maps listing: we're at Rua Ferreira Borges 88, next to the Arco de Almedina",
+    "@Bruno fico eu ate as 14h",
+    "payment: MB Way, multibanco, cash.",
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # "Адрес" after a question mark starts a sentence, no name: "nothing about «Адрес»"
+        "Где вы находитесь? Адрес?",
+        # the shop is the company: "@Bruno fico eu ate as 14h" was quoted, near by meaning
+        "Где находится ваш магазин?",
+        # the shop's hours hold "loja"
+        "onde fica a loja de vcs?",
+        # "подскажите" asks nothing
+        "Где вы находитесь? Подскажите адрес",
+    ],
+)
+async def test_where_the_shop_is_is_answered_by_its_address(use_core: Core, question: str) -> None:
+    """Five of six trial companies of 2026-12-05 late missed an address question."""
+    first, answer = await _first_line(use_core, SHOP, question)
+    assert "Ferreira Borges 88" in first, answer
