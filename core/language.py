@@ -238,13 +238,26 @@ def clean_name(name: str) -> str:
 
 
 # a word written as several: "fim de semana" is the weekend, not "fim", "de" and "semana" ("what
-# time do you open on saturday?" did not find "fim de semana 8h-14h")
-_PHRASES = re.compile(r"\b(?:fim|fins)[\s-]+de[\s-]+semana\b", re.IGNORECASE)
+# time do you open on saturday?" did not find "fim de semana 8h-14h"); "no mesmo dia" is done
+# today ("I need my thesis bound today" did not find "capa dura no mesmo dia +10€")
+_PHRASES = (
+    (re.compile(r"\b(?:fim|fins)[\s-]+de[\s-]+semana\b", re.IGNORECASE), "weekend"),
+    (
+        re.compile(
+            r"\b(?:(?:no|o|nesse|neste)\s+mesmo\s+dia|(?:the\s+)?same[\s-]+day|"
+            r"в\s+(?:тот\s+же|этот\s+же|день\s+обращения)\s*(?:день)?)(?!\w)",
+            re.IGNORECASE,
+        ),
+        "sameday",
+    ),
+)
 
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; hyphens and punctuation separate words."""
-    return [t.lower() for t in written_tokens(_PHRASES.sub("weekend", text))]
+    for phrase, word in _PHRASES:
+        text = phrase.sub(word, text)
+    return [t.lower() for t in written_tokens(text)]
 
 
 def written_tokens(text: str) -> list[str]:

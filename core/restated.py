@@ -95,7 +95,7 @@ def said_later(
         # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
         # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
         or (q.holds_asked and best.holds_asked and asked_words > 1 and said.priced <= priced)
-        or _updates(sentence, said, matched)
+        or _updates(sentence, said, matched, float(near.vectors[sentence] @ quoted) >= near.same)
     ]
     updates = {q.message_id for q, _, _, sentence in held_asked if UPDATE.search(sentence)}
     return _newest(best, said.asked, same_thing, updates)
@@ -104,20 +104,25 @@ def said_later(
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)?")  # not the 1 of "A1"
 
 
-def _updates(sentence: str, said: Said, matched: frozenset[str]) -> bool:
+def _updates(sentence: str, said: Said, matched: frozenset[str], alike: bool) -> bool:
     """A sentence that says it is an update and holds two or more of the quote's asked words,
     all but perhaps one ("update: transfer from airport is now 75€" for "the transfer from
     Lisbon airport", 0.4 from "airport transfer from Lisbon airport is 65€" with USE, under a
     restatement's line), or one of them and the quote's own number beside a new one
-    ("интенсив A1 теперь стоит 520€, а не 480" after "o curso intensivo A1 custa 480€"): it
-    restates the quote whatever the model makes of the two."""
+    ("интенсив A1 теперь стоит 520€, а не 480" after "o curso intensivo A1 custa 480€"), or
+    every one of them and a new number, as alike as two messages of one topic (`alike`: "a
+    consulta inicial passa a 95€" after "consulta inicial (1h) custa 80€", 0.46 apart with
+    USE, under a restatement's 0.49): it restates the quote whatever the model makes of the
+    two."""
     if not UPDATE.search(sentence):
         return False
     shared = said.asked & matched
     if len(shared) >= max(2, len(said.asked) - 1):  # "lesson" alone: another lesson's price
         return True
     numbers, old = set(_NUMBER.findall(sentence)), set(_NUMBER.findall(said.sentence))
-    return bool(shared) and bool(numbers & old) and bool(numbers - old)
+    if not shared or not numbers - old:
+        return False
+    return bool(numbers & old) or (alike and shared == said.asked)
 
 
 def _newest(

@@ -74,7 +74,10 @@ _VAGUE = frozenset(
     "policy policies rule rules política políticas regra regras политика правило правила "
     "number número numero количество "  # "the minimum number of hours": the hours
     # a person left unnamed: "há alguém que fale russo?" asks about Russian
-    "anyone someone anybody somebody alguém alguem ninguém ninguem кто-нибудь кто-то".split()
+    "anyone someone anybody somebody alguém alguem ninguém ninguem кто-нибудь кто-то "
+    # the time of day asked: "С какого времени вы открыты по будням?" said "nothing about
+    # времени" before quoting "abrimos às 7h30 de seg a sex"
+    "time hour hours hora horas время час часа".split()
 )
 
 

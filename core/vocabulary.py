@@ -45,6 +45,10 @@ delivery deliver delivers shipping ship | entrega entregar entregam envio frete 
 address | endereço | адрес
 meet meeting | encontro encontrar | встреча встретиться встречаться
 weekend weekends | fim-de-semana | выходные
+today sameday | hoje sameday | сегодня sameday
+consultation consultations appointment | consulta consultas | консультация консультации приём
+password pass | senha | пароль
+wifi wi-fi internet | wifi internet | вайфай интернет
 user users seat seats | usuário usuários licença licenças | пользователь пользователи место места
 team | equipe time | команда
 company companies business firm | empresa empresas | компания компании фирма

@@ -55,7 +55,8 @@ _WHEN = re.compile(
     r"^\s*(?:(?:and|but|so|e|mas|а|и|но)\s+)?(when|quando|когда)\b|\b(what|which) (date|day|time)\b|"
     r"\bhow long ago\b|\b(em|para) que (dia|data)\b|\bque dia\b|\bque horas\b|"
     r"\bqual (?:o |é o )?hor[aá]rio\b|\bкакого числа\b|\bв какой день\b|\bво сколько\b|"
-    r"\bв котором часу\b",
+    r"\bв котором часу\b|\b(?:с|до) како(?:го|й) (?:времени|часа)\b|\b(?:до|со?) скольки\b|"
+    r"\bq horas\b|\buntil what\b",
     re.IGNORECASE,
 )
 

@@ -262,3 +262,38 @@ async def test_where_the_shop_is_is_answered_by_its_address(use_core: Core, ques
     """Five of six trial companies of 2026-12-05 late missed an address question."""
     first, answer = await _first_line(use_core, SHOP, question)
     assert "Ferreira Borges 88" in first, answer
+
+
+CAFE = (
+    "lembrete: a partir de hoje abrimos às 7h30 de seg a sex, sábado 8h-14h, domingo fechado",
+    "wifi p/ clientes: rede PadariaLuz, pass nata2024",
+    "consulta inicial (1h) custa 80€, se o cliente avançar abatemos no valor final",
+    "as consultas tb podem ser online, por Zoom ou Google Meet",
+    "Ведение бухгалтерии для recibos verdes: ежемесячно 60€, квартальная декларация IVA включена",
+    "atualização: a consulta inicial passa a 95€ a partir de março",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"),
+    [
+        # "с какого времени" asks a time, and "времени" is no thing the chat lacks
+        ("С какого времени вы открыты по будням?", "7h30"),
+        # a password is a "senha", a wifi the internet
+        ("qual é a senha da internet?", "nata2024"),
+        # an update that shares the quote's one asked word and gives a new number, as alike
+        # as one topic's messages, is shown after it
+        ("how much is the first consultation with an accountant?", "95€"),
+    ],
+)
+async def test_a_cafes_client_questions(use_core: Core, question: str, shown: str) -> None:
+    _, answer = await _first_line(use_core, CAFE, question)
+    assert shown in answer and not answer.startswith(("Пока у меня нет", "Ainda não", "I have")), (
+        answer
+    )
+
+
+def test_done_the_same_day_is_one_word_in_every_language() -> None:
+    same = {"sameday"}
+    for text in ("capa dura no mesmo dia +10€", "same-day repairs", "сделаем в тот же день"):
+        assert same <= set(key_tokens(text)), text
