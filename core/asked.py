@@ -145,7 +145,10 @@ def without_times(text: str) -> str:
 
 
 # "quanto é a mensalidade?": a price asked with no price word ("quanto" is a question word)
-PRICE_ASKED = re.compile(r"(?i)\bquanto\s+(?:é|e|sai|fica)\b")
+PRICE_ASKED = re.compile(r"(?i)\b(?:quanto|qto|qnto)\s+(?:é|e|sai|fica|sairia|ficaria)\b")
+# the verb of "quanto fica?" / "qto sai?" asks the price, nothing a sentence must hold ("vcs
+# entregam em Cascais? qto fica?" asked "ficar" of "В Синтру и Кашкайш возим за 25€")
+PRICE_VERBS = frozenset(key_tokens("sai fica"))
 # money in a sentence: a currency sign, an ISO code, or a currency word (en/pt/ru)
 MONEY = re.compile(
     r"[€$£₽₾]|\b(?:EUR|USD|GEL|BRL|RUB)\b|"

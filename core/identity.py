@@ -44,6 +44,10 @@ _DIGRAPHS = (
     ("kh", "h"), ("ts", "c"), ("tz", "c"), ("ph", "f"), ("th", "t"), ("ck", "k"), ("qu", "kv"),
     ("x", "ks"),
     ("w", "v"), ("c", "k"), ("q", "k"), ("z", "s"), ("j", "y"),
+    # Portuguese: "nh" and "lh" are "нь" and "ль" (Matosinhos / Матозиньюш), and an "s" that
+    # ends a syllable is "ш" (Cascais / Кашкайш, Estoril / Эшторил), so "ш" is an "s" here: a
+    # bakery's chat had nothing about Cascais beside "В Синтру и Кашкайш возим за 25€"
+    ("nh", "n"), ("lh", "l"), ("S", "s"),
 )  # fmt: skip
 _VOWELS = re.compile(r"[aeiouy]+")
 MIN_SOUND_CONSONANTS = 3  # "Ann" (n), "Ivan" (vn) sound like too much; "чекаут" (Ckt) does not

@@ -45,6 +45,7 @@ from core.asked import (
     PHONE_ASKED,
     PREMISES,
     PRICE_ASKED,
+    PRICE_VERBS,
     QUESTION_FILLER,
     TIME,
     TIME_UNITS,
@@ -248,6 +249,8 @@ def pick_quote(
     asked = own - {t for n in entity_names for t in (*name_key(n).split(), *index_tokens(n))}
     if amount:  # held by a number, not by the words
         asked -= HOW_MUCH | HOW_LONG
+    if PRICE_ASKED.search(question):
+        asked -= PRICE_VERBS
     duration = bool(own & HOW_LONG)
     timed_q = is_when_question(question)  # "во сколько" asks a time, not a price
     priced_q = bool(own & HOW_MUCH or PRICE_ASKED.search(question)) and not duration and not timed_q

@@ -297,3 +297,24 @@ def test_done_the_same_day_is_one_word_in_every_language() -> None:
     same = {"sameday"}
     for text in ("capa dura no mesmo dia +10€", "same-day repairs", "сделаем в тот же день"):
         assert same <= set(key_tokens(text)), text
+
+
+def test_a_portuguese_place_sounds_as_russian_writes_it() -> None:
+    """Russian writes a Portuguese "s" that ends a syllable as "ш" and "nh" as "нь"."""
+    from core.identity import sound_term
+
+    for latin, cyrillic in (("Cascais", "Кашкайш"), ("Matosinhos", "Матозиньюш")):
+        assert sound_term(latin, other=True) == sound_term(cyrillic), (latin, cyrillic)
+
+
+async def test_a_place_asked_in_portuguese_is_found_in_russian(use_core: Core) -> None:
+    messages = (
+        "Доставка кейтеринга по Лиссабону бесплатно от 150€, меньше — 12€. "
+        "В Синтру и Кашкайш возим за 25€",
+        "bolo de aniversario personalizado: 1kg = 28€, cada kg extra 22€",
+        "we accept MB Way, cards and cash. NO cheques pls",
+        "wifi p/ clientes: rede PadariaLuz, pass nata2024",
+        "cães pequenos podem ficar na esplanada, dentro nao por causa da higiene",
+    )
+    first, answer = await _first_line(use_core, messages, "vcs entregam em Cascais? qto fica?")
+    assert "25€" in first, answer
