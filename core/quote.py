@@ -344,6 +344,12 @@ def pick_quote(
             score = words + entities
             said = meant | {translates[w] for w in held | asked_held if w in translates}
             said |= asked_held | equivalents(asked_held)
+            # an asked word the sentence holds as one of its kind, not by its words: "on what
+            # days?" by "quartas e quintas" (the on-call dentist's line, which held "dentist",
+            # had scored more than the implants' days)
+            hit = found & (held | asked_held)
+            explained = hit | {translates[w] for w in hit if w in translates} | equivalents(hit)
+            score += sum(max(idf(a), MIN_IDF) for a in (asked & said) - explained)
             shown = sentence
             if own_q:
                 shown = f"{own_q} {sentence}"

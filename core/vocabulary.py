@@ -138,7 +138,10 @@ _BROADER = (
 _KIND_OF = (
     (
         "monday tuesday wednesday thursday friday saturday sunday segunda terça quarta quinta "
-        "sexta sábado domingo понедельник вторник среда четверг пятница суббота воскресенье",
+        "sexta sábado domingo понедельник вторник среда четверг пятница суббота воскресенье "
+        # the plurals too, which the lemmatiser reads otherwise ("quarta" is "quartar",
+        # "quartas" is "quarta": "so às quartas e quintas" answered no "on what days?")
+        "segundas terças quartas quintas sextas sábados domingos",
         "day days dia dias день дни",
     ),
 )

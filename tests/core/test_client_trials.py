@@ -318,3 +318,36 @@ async def test_a_place_asked_in_portuguese_is_found_in_russian(use_core: Core) -
     )
     first, answer = await _first_line(use_core, messages, "vcs entregam em Cascais? qto fica?")
     assert "25€" in first, answer
+
+
+def test_weekdays_in_the_plural_answer_which_days() -> None:
+    """ "quartas e quintas" is read "quarta", "quinta" (and "quarta" alone "quartar")."""
+    from core.index.words import index_tokens
+    from core.vocabulary import answered_about
+
+    for text in ("so às quartas e quintas", "abrimos aos sábados", "fechado às segundas"):
+        assert "day" in answered_about(set(index_tokens(text))), text
+
+
+async def test_the_days_asked_are_held_by_the_weekdays_named(use_core: Core) -> None:
+    """ "quartas e quintas" answers "on what days?", and counts as much as a word the
+    question writes (in the dental clinic's whole trial chat the on-call dentist's line, which
+    holds "dentist", was quoted over the implants' days; this shorter chat quoted the right
+    one before the fix too: a regression test)."""
+    messages = (
+        "so p/ relembrar o horario: seg a sex 9h-19h, sabado so de manha 9h-13h",
+        "consulta de avaliação custa 40€. se o paciente avançar, desconta no orçamento",
+        "Коллеги, напоминаю: профессиональная чистка (гигиена) стоит 55€",
+        "Whitening prices for the foreign patients: in-office whitening 280€, home kit 190€",
+        "Работаем со страховками Médis и Multicare. С AdvanceCare договора пока нет",
+        "Reminder team: after-hours emergency line for patients is 912 345 678 (on-call "
+        "dentist, weekends included)",
+        "morada p/ quem pergunta: Rua de Santo António 48, 1º andar, Faro",
+        "implantes sao com o Dr. Ricardo, so às quartas e quintas. preço a partir de 950€ por "
+        "implante",
+        "desmarcações: pedimos aviso c/ 24h de antecedencia, senao cobramos taxa de 20€",
+        "Wisdom tooth removal: 90€ simple, 150€ if it's surgical",
+    )
+    question = "which dentist does implants and on what days?"
+    first, answer = await _first_line(use_core, messages, question)
+    assert "quartas e quintas" in first, answer
