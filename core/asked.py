@@ -55,6 +55,9 @@ PHONE_ASKED = frozenset(
 )
 EMAIL_ASKED = frozenset(key_tokens("email e-mail почта емейл имейл"))
 CONTACT_ASKED = frozenset(key_tokens("contact contato contacto связаться контакт"))
+# beside a phone or an e-mail, "number" is the phone's ("какой у вас номер телефона?" said it
+# had nothing about "номер" before quoting "telefone 22 508 4417")
+CONTACT_NUMBER = frozenset(key_tokens("number número numero номер"))
 _PHONE = re.compile(r"\+?\d[\d ()-]{6,}\d")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE_OR_EMAIL = re.compile(f"{_PHONE.pattern}|{_EMAIL.pattern}")

@@ -38,6 +38,7 @@ from core.asked import (
     ADDRESS,
     ADDRESS_ASKED,
     CONTACT_ASKED,
+    CONTACT_NUMBER,
     EMAIL_ASKED,
     HOW_LONG,
     HOW_MUCH,
@@ -59,17 +60,15 @@ from core.asked import (
     without_times,
 )
 from core.language import (
-    QUESTION_WORDS,
     key_tokens,
     lemma,
     name_key,
-    tokens,
 )
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
-from core.restated import UPDATE, Nearness, Said, said_later
-from core.sentences import sentences
-from core.unknown import NAME, said_somewhere, unknown_names, unknown_words
+from core.restated import UPDATE, Nearness, Said, Written, said_later, update_of
+from core.sentences import lead_in_question, sentences
+from core.unknown import NAME, holding_the_rest, said_somewhere, unknown_names, unknown_words
 from core.vocabulary import answered_about, equivalents
 
 log = logging.getLogger(__name__)
@@ -198,14 +197,6 @@ class Quote:
     lacks: tuple[str, ...] = ()
 
 
-def _lead_in_question(sentence: str) -> bool:
-    """A short question that names a topic its writer then answers ("moving house?",
-    "estacionamento?"), not one that asks someone ("кто сегодня закрывает кухню? я ухожу в
-    17": who closes the kitchen, the rest an aside)."""
-    words = tokens(sentence)
-    return sentence.endswith("?") and 0 < len(words) <= 3 and words[0] not in QUESTION_WORDS
-
-
 def pick_quote(
     question: str,
     hits: Sequence[Hit],
@@ -221,6 +212,7 @@ def pick_quote(
     speaker: Callable[[str], bool] = lambda _: False,
     thread: Thread | None = None,
     home: Callable[[str], bool] | None = None,
+    restating: Callable[[str], Sequence[Written]] | None = None,
 ) -> Quote | None:
     """The best sentence among the first evidence messages, or None when none answers.
     `skip`: words that mark a stored explicit fact (the ontology's predicate names);
@@ -257,7 +249,7 @@ def pick_quote(
     place = asks_address(question)
     contact = None if place else asks_contact(question)
     if contact is not None:  # held by a phone number or an e-mail address
-        asked -= PHONE_ASKED | EMAIL_ASKED | CONTACT_ASKED | YOU_PLACE | {"e"}
+        asked -= PHONE_ASKED | EMAIL_ASKED | CONTACT_ASKED | CONTACT_NUMBER | YOU_PLACE | {"e"}
     if place:  # held by an address
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED | PREMISES
     if asked - (verbs := after_who(question)):  # the thing asked is what a sentence must hold
@@ -329,7 +321,7 @@ def pick_quote(
             # a question its writer answers at once is read with the answer: "moving house?
             # transfer is free if the new address is in our coverage" (an internet provider's
             # chat; the second sentence alone says nothing about moving)
-            own_q = parts[i - 1] if i and _lead_in_question(parts[i - 1]) else ""
+            own_q = parts[i - 1] if i and lead_in_question(parts[i - 1]) else ""
             key = " ".join(key_tokens(f"{own_q} {sentence}"))
             held = set(index_tokens(sentence)) | set(index_tokens(own_q))
             meant = held | answered_about(held)  # what it says, in any of the three languages
@@ -471,7 +463,8 @@ def pick_quote(
     if missing:  # "how much is the Premium plan?" is not answered by the Pro plan's price
         if unknown is not None:
             unknown.extend(missing)
-        return _nearest(asked, missing, held_asked)
+        kept = holding_the_rest(asked, missing, [(q, m) for q, m, _, _ in held_asked])
+        return replace(kept, lacks=tuple(missing)) if kept is not None else None
     if best is not None and meaning is not None:
         later = said_later(
             best,
@@ -480,27 +473,21 @@ def pick_quote(
             Nearness(cosines, vectors, meaning.same, meaning.cross, MIN_MEANING_AT),
             asked_words=len(asked),
         )
+        if later is None and restating is not None:  # an update the question's words miss
+            got = update_of(
+                best_sentence,
+                vectors[best_sentence],
+                best.ts,
+                restating(best_sentence),
+                lambda texts: meaning.vectors(texts, {}),
+                meaning.same,
+                idf,
+            )
+            if got is not None:
+                w, shown = got
+                later = Quote(w.message_id, w.author, w.ts, _clip(shown), 0.0, False)
         return replace(best, later=later)
     return best
-
-
-def _nearest(
-    asked: frozenset[str],
-    missing: Sequence[str],
-    held_asked: Sequence[tuple[Quote, frozenset[str], frozenset[str], str]],
-) -> Quote | None:
-    """For a question that names what the chat never mentions: the best sentence holding
-    every other word it asks with, marked with the names it lacks (the answer says first that
-    it has nothing about them). "Есть ли скидка для студентов из России?" got only "nothing
-    about России", where "Students from Brazil and Portugal get a 15% discount" tells the
-    client what there is. None when the question asks nothing else."""
-    rest = asked - {t for name in missing for t in index_tokens(name)}
-    if not rest:
-        return None
-    holding = [q for q, matched, _, _ in held_asked if rest <= matched]
-    if not holding:
-        return None
-    return replace(max(holding, key=lambda q: q.score), lacks=tuple(missing))
 
 
 def _clip(sentence: str) -> str:

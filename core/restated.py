@@ -7,13 +7,16 @@ alike as a price and its update, measured with USE)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+
+from core.index.words import index_tokens
+from core.sentences import sentences
 
 
 class Quoted(Protocol):
@@ -142,3 +145,56 @@ def _newest(
         and (best_asked <= matched or q.message_id in updates)
     ]
     return max(newer, key=lambda q: (q.ts, q.score)) if newer else None
+
+
+# BM25's idf of a word at most ~15% of the chat's messages hold (1.5 = log(1 + 3.5))
+RARE_IDF = 1.5
+
+
+@dataclass(frozen=True)
+class Written:
+    """A later message the word index found by the quote's own words."""
+
+    message_id: str
+    author: str
+    ts: datetime
+    text: str
+
+
+def update_of(
+    sentence: str,
+    vector: npt.NDArray[np.float32],
+    when: datetime,
+    found: Sequence[Written],
+    embed: Callable[[list[str]], npt.NDArray[np.float32]],
+    same: float,
+    idf: Callable[[str], float],
+) -> tuple[Written, str] | None:
+    """The newest later sentence that says it updates the quote (`sentence`, its `vector`,
+    written `when`), found by the quote's own words rather than the question's (`found`: the
+    word index searched with the quote): "correction: keratin now 95€" was never a candidate
+    for "сколько стоит кератиновое выпрямление волос?", which the quote "Keratin treatment is
+    90€" answered by meaning. It shares a word with the quote that few messages hold (idf
+    at least RARE_IDF: "euros" joined "Day pass is 15 euros" to "a mesa flexível passa a
+    custar 130 euros", 0.52 alike), gives a number the quote does not (when the quote gives
+    one), and is as alike as two messages of one topic (`same`). Only update-marked messages
+    are embedded: most questions embed nothing more."""
+    own = {t for t in index_tokens(sentence) if not _NUMBER.fullmatch(t) and idf(t) >= RARE_IDF}
+    old = set(_NUMBER.findall(sentence))
+    parts: list[tuple[Written, str, str]] = []  # (message, sentence, shown)
+    for w in found:
+        if w.ts <= when or not UPDATE.search(w.text):
+            continue
+        pieces = sentences(w.text)
+        for i, part in enumerate(pieces):
+            shown = f"{pieces[i - 1]} {part}" if i and pieces[i - 1].endswith(":") else part
+            new = set(_NUMBER.findall(part))
+            if not UPDATE.search(shown) or (old and not new - old):
+                continue
+            if own & set(index_tokens(part)):
+                parts.append((w, part, shown))
+    if not parts:
+        return None
+    sims = embed([p for _, p, _ in parts]) @ vector
+    alike = [(w, shown) for (w, _, shown), cos in zip(parts, sims, strict=True) if cos >= same]
+    return max(alike, key=lambda x: x[0].ts) if alike else None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from core.language import QUESTION_WORDS, tokens
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|(?<=:)\s+(?=\S+(?:\s+\S+){3,})")
 # a part ending in a title, a street word or an initial ends no sentence: "Dr. Paulo é o
 # responsável pela ortodontia." was quoted as "Paulo é o responsável pela ortodontia."
@@ -25,3 +27,11 @@ def sentences(text: str) -> list[str]:
         else:
             parts.append(part)
     return parts or [text.strip()]
+
+
+def lead_in_question(sentence: str) -> bool:
+    """A short question that names a topic its writer then answers ("moving house?",
+    "estacionamento?"), not one that asks someone ("кто сегодня закрывает кухню? я ухожу в
+    17": who closes the kitchen, the rest an aside)."""
+    words = tokens(sentence)
+    return sentence.endswith("?") and 0 < len(words) <= 3 and words[0] not in QUESTION_WORDS

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence, Set
+from typing import Protocol, TypeVar
 
 from core.language import is_time_word, lemma, name_key, names_a_thing, written_tokens
 from core.recall import index_tokens
@@ -111,3 +112,27 @@ def unknown_words(
             continue
         out.append(w)
     return out
+
+
+class _Scored(Protocol):
+    @property
+    def score(self) -> float: ...
+
+
+Q = TypeVar("Q", bound=_Scored)
+
+
+def holding_the_rest(
+    asked: frozenset[str], missing: Sequence[str], held: Sequence[tuple[Q, frozenset[str]]]
+) -> Q | None:
+    """For a question that names what the chat never mentions: the best sentence (of `held`:
+    a quote and the asked words it holds) holding every other word it asks with, which the
+    answer shows after saying it has nothing about the names. "Есть ли скидка для студентов
+    из России?" got only "nothing about России", where "Students from Brazil and Portugal get
+    a 15% discount" tells the client what there is. None when the question asks nothing
+    else."""
+    rest = asked - {t for name in missing for t in index_tokens(name)}
+    if not rest:
+        return None
+    holding = [q for q, matched in held if rest <= matched]
+    return max(holding, key=lambda q: q.score) if holding else None

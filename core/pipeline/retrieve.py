@@ -12,6 +12,7 @@ from functools import partial
 from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
 from core.asked import asks_amount, recall_query
 from core.index.spelling import respelled
+from core.index.words import MessageIndex
 from core.langid import LANGUAGES
 from core.language import (
     QUESTION_WORDS,
@@ -42,6 +43,7 @@ from core.quote import REPLACED, Meaning, Quote, pick_quote
 from core.recall import Hit, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.replies import replying, thread_of
+from core.restated import Written
 from core.retrieval import graph_scores, path_to, personalized_pagerank, reach_within_hops
 from core.rows import new_id
 from core.texts import t
@@ -51,6 +53,7 @@ from core.worlds import question_worlds
 # the messages nearest by meaning alone a quote also looks at (core/recall/fusion.py, nearest):
 # velo's tuning part 0.667 -> 0.700 with 2, 3 or 5 (lumio's 1.000 throughout)
 NEAREST = 3
+RESTATING = 8  # messages the quote's own words find that may update it (core/restated.py)
 
 
 def names_something(name: str) -> bool:
@@ -353,6 +356,7 @@ class Retriever(Stage):
             speaker=lambda n: bool(store.recall.speakers(n)),
             thread=thread_of(store.recall),
             home=self._of_worlds(store, worlds) if len(worlds) == 1 else None,
+            restating=partial(_written_like, store.recall),
         )
 
     def _meaning(self, q_emb: Vector, store: GraphStore) -> Meaning | None:
@@ -448,3 +452,11 @@ class Retriever(Stage):
         ]
         ids = [h.id for h in hits]
         return ids + [h.id for h in near if h.id not in ids], said, hits, near
+
+
+def _written_like(index: MessageIndex, text: str) -> list[Written]:
+    """The messages the word index finds by a quote's own words (core/restated.py)."""
+    return [
+        Written(index.ids[r], index.authors[r], index.ts(r), index.texts[r])
+        for r in index.bm25(text, RESTATING)
+    ]

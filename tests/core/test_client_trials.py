@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -351,3 +352,33 @@ async def test_the_days_asked_are_held_by_the_weekdays_named(use_core: Core) -> 
     question = "which dentist does implants and on what days?"
     first, answer = await _first_line(use_core, messages, question)
     assert "quartas e quintas" in first, answer
+
+
+TRIALS = Path(__file__).resolve().parent.parent / "fixtures" / "trials"
+
+
+def _staff(name: str) -> list[str]:
+    """The staff messages of a trial chat (bench/trials.py), in order."""
+    lines = (TRIALS / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    return [line.split(":", 1)[1].strip() for line in lines if line[:1].isalpha() and ":" in line]
+
+
+async def test_an_update_the_questions_words_do_not_find_is_shown(use_core: Core) -> None:
+    """The quote answers by meaning ("кератиновое выпрямление" / "Keratin treatment"), and
+    its correction shares no word with the question, so it was never a candidate: the quote's
+    own words find it."""
+    question = "сколько стоит кератиновое выпрямление волос?"
+    first, answer = await _first_line(use_core, _staff("hairsalon"), question)
+    assert "90€" in first, answer
+    assert "keratin now 95€" in answer, answer
+
+
+async def test_the_number_asked_beside_a_phone_is_the_phones(use_core: Core) -> None:
+    """ "какой у вас номер телефона?" said it had nothing about "номер" before the phone."""
+    messages = (
+        "horario do escritorio 8h30-18h seg a sex, telefone 22 508 4417",
+        "Ночные вызовы (после 20:00) и выходные — двойной тариф за выезд.",
+        "Orçamentos são gratuitos se o trabalho for aceite, senão cobramos só a deslocação.",
+    )
+    first, answer = await _first_line(use_core, messages, "какой у вас номер телефона?")
+    assert "22 508 4417" in first and not answer.startswith("Пока"), answer
