@@ -234,6 +234,7 @@ def pick_quote(
     names = list(
         dict.fromkeys(k for k in map(name_key, [*entity_names, *NAME.findall(question)]) if k)
     )
+    called = {w for n in NAME.findall(question) for w in n.split()}  # names as written
     amount = asks_amount(question)
     # the question's words, the names of its entities aside (a capitalised word that names
     # none, "CTO" or "PayPal", is asked about)
@@ -388,11 +389,15 @@ def pick_quote(
                 # "обновление: интенсив A1 теперь стоит 520€, а не 480", 0.10 from "how much is
                 # the intensive beginner course?", core/restated.py)
                 update = bool(asked & said) and bool(UPDATE.search(shown))
+                # or a name the question writes, in the other script ("Вы выезжаете в
+                # Эшпинью?" and "Valongo e Espinho só c/ marcação", far apart by meaning)
+                named = any(bridged.get(w) in called for w in held)
                 if (
                     cos < floor
                     and not holds_asked
                     and not (partial and present <= said)
                     and not update
+                    and not named
                 ):
                     # about something else, whatever words it shares; unless it holds every
                     # word asked: "who's your ceo" is 0.15 from "Our CTO is Marcus Lee, CEO

@@ -382,3 +382,17 @@ async def test_the_number_asked_beside_a_phone_is_the_phones(use_core: Core) -> 
     )
     first, answer = await _first_line(use_core, messages, "какой у вас номер телефона?")
     assert "22 508 4417" in first and not answer.startswith("Пока"), answer
+
+
+async def test_a_place_named_in_the_other_script_is_quoted_however_far(use_core: Core) -> None:
+    """ "Вы выезжаете в Эшпинью?" found nothing: the sentence that names Espinho holds the
+    place by its sound but is far from the question by meaning, and was dropped."""
+    messages = [
+        "Tabela p/ clientes: deslocação dentro do Porto 25€, Gaia/Matosinhos/Maia 35€.",
+        "zona: Porto, Gaia, Matosinhos, Maia, Gondomar. Valongo e Espinho só c/ marcação, "
+        "deslocação 45€.",
+        "Orçamentos são gratuitos se o trabalho for aceite, senão cobramos só a deslocação.",
+        "Ночные вызовы (после 20:00) и выходные — двойной тариф за выезд.",
+    ]
+    first, answer = await _first_line(use_core, messages, "Вы выезжаете в Эшпинью?")
+    assert "Espinho" in first, answer
