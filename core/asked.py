@@ -21,7 +21,7 @@ WHERE = frozenset(key_tokens("where onde где"))
 YOU_PLACE = frozenset(
     key_tokens(
         "you your locate location vocês você voces vc seu sua fica ficam localizado localização "
-        "вы вас ваш ваша находиться располагаться"
+        "вы вас ваш ваша находиться располагаться near perto рядом близко"
     )
 )
 # the company's own premises, which an address question names as often as "you" ("Где
@@ -30,13 +30,14 @@ YOU_PLACE = frozenset(
 PREMISES = frozenset(
     key_tokens(
         "shop store office clinic studio salon gym bakery cafe workshop garage agency premises "
+        "centre center centro центр "
         "loja escritório escritorio clínica clinica estúdio salão academia ginásio padaria "
         "oficina agência sede "
         "магазин офис клиника студия салон пекарня кафе мастерская агентство спортзал"
     )
 )
-_ADDRESS_WORDS = "address endereço адрес street st rua av avenida улица ул проспект"
-ADDRESS_ASKED = frozenset(key_tokens("address endereço адрес"))
+_ADDRESS_WORDS = "address endereço morada адрес street st rua av avenida улица ул проспект"
+ADDRESS_ASKED = frozenset(key_tokens("address endereço morada адрес"))
 ADDRESS = re.compile(
     r"(?i:\b(?:rua|r\.|av\.|avenida|alameda|travessa|praça|largo|estrada|street|st\.|avenue|"
     r"ave\.|road|rd\.|boulevard|blvd\.?|lane|ул\.|улица|пр\.|просп\.|проспект|пер\.|переулок|"
@@ -210,7 +211,9 @@ QUESTION_FILLER = frozenset(
         # "Vocês desmontam os móveis?" asked "você" too, which no answer holds
         "você vocês voce voces vc vcs "
         # "Где вы находитесь? Подскажите адрес": a request's politeness, nothing asked
-        "подсказать сказать tell please пожалуйста favor"
+        "подсказать сказать tell please пожалуйста favor скинуть send "
+        # "where exactly is the centre?": how precisely, nothing a sentence holds
+        "exactly exatamente exactamente точно"
     )
 )
 

@@ -251,8 +251,9 @@ def pick_quote(
     contact = None if place else asks_contact(question)
     if contact is not None:  # held by a phone number or an e-mail address
         asked -= PHONE_ASKED | EMAIL_ASKED | CONTACT_ASKED | CONTACT_NUMBER | YOU_PLACE | {"e"}
-    if place:  # held by an address
+    if place:  # held by an address; what the chat never says is the company ("lavandaria")
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED | PREMISES
+        asked = frozenset(a for a in asked if said_somewhere(a, idf))
     if asked - (verbs := after_who(question)):  # the thing asked is what a sentence must hold
         asked -= verbs
     # the asked words some message holds in some language: a sentence holding them all is
@@ -385,9 +386,8 @@ def pick_quote(
                 if cos >= meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross):
                     score = max(score, MIN_RELEVANCE)
                 floor = meaning.cross + MIN_MEANING_AT * (meaning.same - meaning.cross)
-                # (an update of something asked stays, to be shown after what it updates:
-                # "обновление: интенсив A1 теперь стоит 520€, а не 480", 0.10 from "how much is
-                # the intensive beginner course?", core/restated.py)
+                # (an update of something asked stays, shown after what it updates: "интенсив A1
+                # теперь стоит 520€, а не 480", 0.10 from "how much is the intensive course?")
                 update = bool(asked & said) and bool(UPDATE.search(shown))
                 # or a name the question writes, in the other script ("Вы выезжаете в
                 # Эшпинью?" and "Valongo e Espinho só c/ marcação", far apart by meaning)
@@ -434,10 +434,8 @@ def pick_quote(
             if best is None or score > best.score:
                 best, best_asked, best_priced, best_sentence = quote, matched, priced, sentence
     if (place or contact is not None) and best is not None and not best.holds_asked:
-        # asked where the company is or how to reach it, a sentence that writes an address or
-        # a contact answers over one near by meaning alone: "Где находится ваш магазин?" quoted
-        # "@Bruno fico eu ate as 14h" (1.5 of the gap near: "fico" is "находиться") over
-        # "we're at Rua Ferreira Borges 88"
+        # an address or a contact answers over a sentence near by meaning alone: "Где находится
+        # ваш магазин?" quoted "@Bruno fico eu ate as 14h" over "we're at Rua Ferreira Borges 88"
         holding = [row for row in held_asked if row[0].holds_asked]
         if holding:
             best, best_asked, best_priced, best_sentence = max(holding, key=lambda r: r[0].score)

@@ -42,7 +42,7 @@ phone telephone call | telefone ligação ligar | телефон звонок з
 email | email e-mail | почта email
 office | escritório sede | офис
 delivery deliver delivers shipping ship | entrega entregar entregam envio frete | доставка доставить доставлять доставляете
-address | endereço | адрес
+address | endereço morada | адрес
 meet meeting | encontro encontrar | встреча встретиться встречаться
 weekend weekends | fim-de-semana | выходные
 today sameday | hoje sameday | сегодня sameday

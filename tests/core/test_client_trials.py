@@ -396,3 +396,23 @@ async def test_a_place_named_in_the_other_script_is_quoted_however_far(use_core:
     ]
     first, answer = await _first_line(use_core, messages, "Вы выезжаете в Эшпинью?")
     assert "Espinho" in first, answer
+
+
+@pytest.mark.parametrize(
+    ("chat", "question", "address"),
+    [
+        # "morada" is the address in Portugal; "скиньте" asks nothing
+        ("carwash", "Где вы находитесь? адрес скиньте", "Rua Capitão Leitão 88"),
+        # "lavandaria", said by no message, is the company itself
+        ("laundromat", "onde é q fica a lavandaria?", "Rua dos Anjos 47"),
+        # "exactly" asks nothing
+        ("optician", "where's the shop exactly?", "Avenida da Liberdade 312"),
+        # the centre is the company, "near" a where, and "1º esq." ends no sentence
+        ("tutoring", "Where exactly is the centre? is it near a metro?", "Av. de Roma 45"),
+    ],
+)
+async def test_where_questions_of_the_third_round(
+    use_core: Core, chat: str, question: str, address: str
+) -> None:
+    first, answer = await _first_line(use_core, _staff(chat), question)
+    assert address in first, answer
