@@ -33,6 +33,7 @@ bench: $(STAMP)  ## print performance figures (see README)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.recall
 	$(BIN)/python -m bench.worlds
+	$(BIN)/python -m bench.trials
 
 clean:  ## remove the virtualenv and caches (keeps ./data)
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
