@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -43,6 +44,44 @@ TRIALS = Path(__file__).resolve().parent.parent / "tests/fixtures/trials"
 START = datetime(2026, 11, 2, 9, tzinfo=UTC)
 
 
+@dataclass(frozen=True)
+class Said:
+    author: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Wait:
+    minutes: int
+
+
+@dataclass(frozen=True)
+class Asked:
+    question: str
+    expected: str
+
+
+def read(path: Path) -> list[Said | Wait | Asked]:
+    """A trial file's staff messages, pauses and questions, in order (the format above)."""
+    items: list[Said | Wait | Asked] = []
+    question = ""
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("+") and line[1:].isdigit():
+            items.append(Wait(int(line[1:])))
+        elif line.startswith("?"):
+            question = line[1:].strip()
+        elif line.startswith("=") and question:
+            items.append(Asked(question, line[1:].strip()))
+            question = ""
+        elif ":" in line:
+            author, text = line.split(":", 1)
+            items.append(Said(author.strip(), text.strip()))
+    return items
+
+
 def right(expected: str, question: str, answer: str) -> bool:
     lang = detect_language(question) or "en"
     if expected == "NONE":
@@ -51,30 +90,27 @@ def right(expected: str, question: str, answer: str) -> bool:
     return want in first or (want in answer.casefold() and not says_it_does_not_know(answer, lang))
 
 
-async def run_file(lines: list[str], embedder: Embedder, verbose: bool) -> tuple[int, int]:
+async def run_file(
+    items: list[Said | Wait | Asked], embedder: Embedder, verbose: bool
+) -> tuple[int, int]:
     pool = StorePool(scratch_dir(), dim=embedder.dim, model_name=embedder.model_name, max_open=8)
     core = Core(pool=pool, embedder=embedder, ontology=load_ontology(), config=CoreConfig())
-    ts, question, good, asked = START, "", 0, 0
+    ts, good, asked = START, 0, 0
     try:
-        for raw in lines:
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            if line.startswith("+") and line[1:].isdigit():
-                ts += timedelta(minutes=int(line[1:]))
-            elif line.startswith("?"):
-                question = line[1:].strip()
-            elif line.startswith("=") and question:
-                answer = (await core.ask("trial", question)).answer
-                ok = right(line[1:].strip(), question, answer)
+        for item in items:
+            if isinstance(item, Wait):
+                ts += timedelta(minutes=item.minutes)
+            elif isinstance(item, Asked):
+                answer = (await core.ask("trial", item.question)).answer
+                ok = right(item.expected, item.question, answer)
                 good, asked = good + ok, asked + 1
                 if verbose and not ok:
-                    print(f"  wrong: {question}\n    expected {line[1:].strip()}\n    got {answer}")
-                question = ""
-            elif ":" in line:
-                author, text = line.split(":", 1)
+                    print(
+                        f"  wrong: {item.question}\n    expected {item.expected}\n    got {answer}"
+                    )
+            else:
                 ts += timedelta(minutes=1)
-                await core.remember("trial", author=author.strip(), text=text.strip(), ts=ts)
+                await core.remember("trial", author=item.author, text=item.text, ts=ts)
     finally:
         await core.close()
     return good, asked
@@ -89,8 +125,7 @@ async def main() -> None:
     embedder = UseEmbedder(threads=1)
     total = [0, 0]
     for path in files:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        good, asked = await run_file(lines, embedder, args.show_wrong)
+        good, asked = await run_file(read(path), embedder, args.show_wrong)
         total[0], total[1] = total[0] + good, total[1] + asked
         print(f"{path.stem:<12} {good:3d} / {asked:3d}")
     print(f"{'all':<12} {total[0]:3d} / {total[1]:3d} = {total[0] / max(total[1], 1):.3f}")

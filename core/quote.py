@@ -231,10 +231,9 @@ def pick_quote(
     terms = (own | equivalents(own)) - QUESTION_FILLER  # a sentence in another language too
     written = question_words(question)
     # the question's entities and the names it writes capitalised ("SSO", "Starter")
-    names = list(
-        dict.fromkeys(k for k in map(name_key, [*entity_names, *NAME.findall(question)]) if k)
-    )
-    called = {w for n in NAME.findall(question) for w in n.split()}  # names as written
+    capitalised = NAME.findall(question)
+    names = list(dict.fromkeys(k for k in map(name_key, [*entity_names, *capitalised]) if k))
+    called = {w for n in capitalised for w in n.split()}  # names as written
     amount = asks_amount(question)
     # the question's words, the names of its entities aside (a capitalised word that names
     # none, "CTO" or "PayPal", is asked about)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
+from bench.trials import TRIALS, Said, read
 from core.asked import question_words
 from core.language import key_tokens
 from core.service import Core
@@ -354,13 +354,9 @@ async def test_the_days_asked_are_held_by_the_weekdays_named(use_core: Core) -> 
     assert "quartas e quintas" in first, answer
 
 
-TRIALS = Path(__file__).resolve().parent.parent / "fixtures" / "trials"
-
-
 def _staff(name: str) -> list[str]:
     """The staff messages of a trial chat (bench/trials.py), in order."""
-    lines = (TRIALS / f"{name}.txt").read_text(encoding="utf-8").splitlines()
-    return [line.split(":", 1)[1].strip() for line in lines if line[:1].isalpha() and ":" in line]
+    return [item.text for item in read(TRIALS / f"{name}.txt") if isinstance(item, Said)]
 
 
 async def test_an_update_the_questions_words_do_not_find_is_shown(use_core: Core) -> None:
