@@ -1,7 +1,7 @@
 """World routing on the labelled streams: purity and fragmentation per model and part.
 
-    python -m bench.worlds [--models minilm,use,use-en]
-                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune] [--skip-latency]
+    python -m bench.worlds [--models minilm,use,use-en] [--skip-latency]
+                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4]
 
 The parts: the second labelled stream's tuning part (tests/fixtures/worlds2/tune.jsonl) and
 held-out part (heldout.jsonl, 299 messages, 12 topics: never tuned on, run only to report),
@@ -13,7 +13,9 @@ English-only model: the English third of a multilingual part is a sparser chat t
 written in English. A third stream (tests/fixtures/worlds3: `unseen`, held-out, and `w3-tune`,
 312 messages each) has 12 other topics, closer to each other (home renovation and a
 construction site, office IT and phone repair); it was written 2026-12-03, after everything
-above was tuned. Each goes through the real Core
+above was tuned. A fourth (tests/fixtures/worlds4: `unseen4`, 312 messages) is one company's
+team chat (a coffee roaster: orders, the online store, the roaster, payroll, the van...),
+twelve topics of one business, written 2026-12-06; it has no tuning part. Each goes through the real Core
 (Kùzu store, offline extraction) in adaptive mode, read in order (live routing) and then
 after the regrouping job:
 
@@ -77,6 +79,7 @@ PARTS = {
     "en-heldout": FIXTURES / "worlds_en" / "heldout.jsonl",
     "unseen": FIXTURES / "worlds3" / "unseen.jsonl",
     "w3-tune": FIXTURES / "worlds3" / "tune.jsonl",
+    "unseen4": FIXTURES / "worlds4" / "unseen.jsonl",  # reported only: no tuning part
 }
 
 
@@ -300,7 +303,9 @@ def part_rows(part: str, model: str) -> list[dict[str, Any]]:
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="use,minilm")
-    ap.add_argument("--parts", default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune")
+    ap.add_argument(
+        "--parts", default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4"
+    )
     ap.add_argument("--ladder", action="store_true", help="what each helper buys (tuning part)")
     ap.add_argument("--skip-latency", action="store_true")
     args = ap.parse_args()
