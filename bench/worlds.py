@@ -1,7 +1,7 @@
 """World routing on the labelled streams: purity and fragmentation per model and part.
 
     python -m bench.worlds [--models minilm,use,use-en] [--skip-latency]
-                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4]
+                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune]
 
 The parts: the second labelled stream's tuning part (tests/fixtures/worlds2/tune.jsonl) and
 held-out part (heldout.jsonl, 299 messages, 12 topics: never tuned on, run only to report),
@@ -15,7 +15,8 @@ written in English. A third stream (tests/fixtures/worlds3: `unseen`, held-out, 
 construction site, office IT and phone repair); it was written 2026-12-03, after everything
 above was tuned. A fourth (tests/fixtures/worlds4: `unseen4`, 312 messages) is one company's
 team chat (a coffee roaster: orders, the online store, the roaster, payroll, the van...),
-twelve topics of one business, written 2026-12-06; it has no tuning part. Each goes through the real Core
+twelve topics of one business, written 2026-12-06, reported only; `w4-tune` is its tuning
+part (the same topics, new messages, written after it by another helper). Each goes through the real Core
 (Kùzu store, offline extraction) in adaptive mode, read in order (live routing) and then
 after the regrouping job:
 
@@ -79,7 +80,8 @@ PARTS = {
     "en-heldout": FIXTURES / "worlds_en" / "heldout.jsonl",
     "unseen": FIXTURES / "worlds3" / "unseen.jsonl",
     "w3-tune": FIXTURES / "worlds3" / "tune.jsonl",
-    "unseen4": FIXTURES / "worlds4" / "unseen.jsonl",  # reported only: no tuning part
+    "unseen4": FIXTURES / "worlds4" / "unseen.jsonl",
+    "w4-tune": FIXTURES / "worlds4" / "tune.jsonl",
 }
 
 
@@ -304,7 +306,7 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="use,minilm")
     ap.add_argument(
-        "--parts", default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4"
+        "--parts", default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune"
     )
     ap.add_argument("--ladder", action="store_true", help="what each helper buys (tuning part)")
     ap.add_argument("--skip-latency", action="store_true")
