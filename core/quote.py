@@ -476,13 +476,15 @@ def pick_quote(
             asked_words=len(asked),
         )
         if later is None and restating is not None:  # an update the question's words miss
+            # a label ("caução:") with what it labels: alone it is like no update of it
+            whole = best.sentence if best_sentence.endswith(":") else best_sentence
             got = update_of(
-                best_sentence,
-                vectors[best_sentence],
+                whole,
+                meaning.vectors([whole], {})[0] if whole != best_sentence else vectors[whole],
                 best.ts,
-                restating(best_sentence),
+                restating(whole),
                 lambda texts: meaning.vectors(texts, {}),
-                meaning.same,
+                (meaning.same + meaning.cross) / 2,
                 idf,
             )
             if got is not None:

@@ -167,7 +167,7 @@ def update_of(
     when: datetime,
     found: Sequence[Written],
     embed: Callable[[list[str]], npt.NDArray[np.float32]],
-    same: float,
+    line: float,
     idf: Callable[[str], float],
 ) -> tuple[Written, str] | None:
     """The newest later sentence that says it updates the quote (`sentence`, its `vector`,
@@ -177,8 +177,11 @@ def update_of(
     90€" answered by meaning. It shares a word with the quote that few messages hold (idf
     at least RARE_IDF: "euros" joined "Day pass is 15 euros" to "a mesa flexível passa a
     custar 130 euros", 0.52 alike), gives a number the quote does not (when the quote gives
-    one), and is as alike as two messages of one topic (`same`). Only update-marked messages
-    are embedded: most questions embed nothing more."""
+    one), and is as alike as a message that joins a topic is to it (`line`: halfway from the
+    model's cross-topic to its same-topic pair cosine, where routing joins a world; at the
+    same-topic mean itself half of one topic's pairs fall short: "correção: a caução subiu
+    para 500€" was 0.311 from "caução: 300€ bloqueados no cartão de crédito", the mean
+    0.313). Only update-marked messages are embedded: most questions embed nothing more."""
     own = {t for t in index_tokens(sentence) if not _NUMBER.fullmatch(t) and idf(t) >= RARE_IDF}
     old = set(_NUMBER.findall(sentence))
     parts: list[tuple[Written, str, str]] = []  # (message, sentence, shown)
@@ -196,5 +199,5 @@ def update_of(
     if not parts:
         return None
     sims = embed([p for _, p, _ in parts]) @ vector
-    alike = [(w, shown) for (w, _, shown), cos in zip(parts, sims, strict=True) if cos >= same]
+    alike = [(w, shown) for (w, _, shown), cos in zip(parts, sims, strict=True) if cos >= line]
     return max(alike, key=lambda x: x[0].ts) if alike else None

@@ -72,6 +72,7 @@ _VAGUE = frozenset(
     # ("preciso de levar o meu tapete?" said "nothing about Preciso, levar" before quoting
     # "коврики даём бесплатно"; "whats ur cancelation policy?" "nothing about policy")
     "need needs bring preciso precisa precisamos levar trazer нужно надо взять принести "
+    "нужный "  # нужен / нужна / нужны: "какой депозит нужен?" said "nothing about нужен"
     "policy policies rule rules política políticas regra regras политика правило правила "
     "number número numero количество "  # "the minimum number of hours": the hours
     # a person left unnamed: "há alguém que fale russo?" asks about Russian

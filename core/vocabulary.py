@@ -86,7 +86,9 @@ week weeks | semana semanas | неделя недели недель
 hour hours | hora horas | час часа часов
 minute minutes | minuto minutos | минута минуты минут
 book booking appointment | agendar agendamento marcar | записаться запись записать
-reservation reserve | reserva reservar | бронь бронирование забронировать
+reservation reserve book booking | reserva reservas reservar | бронь бронирование забронировать
+mail | correio correspondência | почта письма корреспонденция
+document documents docs paperwork | documento documentos documentação | документ документы
 late | atraso atrasado atrasar | опоздание опоздать опаздывать
 owner | dono dona proprietário proprietária | владелец владелица хозяин хозяйка
 night nights evening nightly | noite noites noturno noturna | ночь ночи ночной вечер вечерний

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.identity import sound_term
-from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, name_key
+from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, name_key, tokens
 
 Vector = npt.NDArray[np.float32]
 
@@ -241,8 +241,15 @@ class MessageIndex:
         """BM25 of every row (None when no query term is indexed)."""
         n = len(self.ids)
         words = index_tokens(query)
-        # each word also by its sound in the other script (_sounds)
-        sounds = [f"~{term}" for t in words if (term := sound_term(t, other=True)) is not None]
+        # each word also by its sound in the other script (_sounds), as written and in its
+        # dictionary form: "networking" is "network" to the lemmatiser, and "нетворкинг" in a
+        # Russian message sounds like the word as written ("quando é o networking?" quoted
+        # the wifi password)
+        kept = set(words)
+        heard = words + [
+            w for w, k in zip(tokens(query), key_tokens(query), strict=True) if k in kept and w != k
+        ]
+        sounds = [f"~{term}" for t in heard if (term := sound_term(t, other=True)) is not None]
         terms = list(dict.fromkeys(words + sounds))
         if not n or not terms:
             return None
