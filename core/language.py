@@ -250,6 +250,11 @@ _PHRASES = (
         ),
         "sameday",
     ),
+    # "check-in" is arriving, not "check" and "in" ("what time can we check in?" said it had
+    # nothing about "check" beside "заезд с 15:00, выезд до 11:00")
+    (re.compile(r"\bcheck[\s-]?in\b", re.IGNORECASE), "checkin"),
+    # (not "check out": "check out our new flyers" is no leaving)
+    (re.compile(r"\bcheck-?out\b", re.IGNORECASE), "checkout"),
 )
 
 

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from core.index.words import index_tokens
 from core.sentences import sentences
+from core.vocabulary import equivalents
 
 
 class Quoted(Protocol):
@@ -183,6 +184,9 @@ def update_of(
     para 500€" was 0.311 from "caução: 300€ bloqueados no cartão de crédito", the mean
     0.313). Only update-marked messages are embedded: most questions embed nothing more."""
     own = {t for t in index_tokens(sentence) if not _NUMBER.fullmatch(t) and idf(t) >= RARE_IDF}
+    # or its everyday equivalent: "a aula avulsa passa a 38€" updates "a single driving lesson
+    # is 35€" (lesson / aula)
+    own |= {e for e in equivalents(own) if idf(e) > 0}
     old = set(_NUMBER.findall(sentence))
     parts: list[tuple[Written, str, str]] = []  # (message, sentence, shown)
     for w in found:

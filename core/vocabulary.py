@@ -85,7 +85,11 @@ lasts duration | dura durar duração | длится длиться длител
 week weeks | semana semanas | неделя недели недель
 hour hours | hora horas | час часа часов
 minute minutes | minuto minutos | минута минуты минут
-book booking appointment | agendar agendamento marcar | записаться запись записать
+book booking appointment | agendar agendamento marcar marcação | записаться запись записать
+checkin arrival | checkin chegada entrada | заезд заселение
+checkout departure | checkout saída | выезд выселение
+battery batteries | bateria baterias | батарея батареи аккумулятор
+laptop laptops notebook | portátil portáteis notebook | ноутбук ноутбуки
 reservation reserve book booking | reserva reservas reservar | бронь бронирование забронировать
 mail | correio correspondência | почта письма корреспонденция
 document documents docs paperwork | documento documentos documentação | документ документы

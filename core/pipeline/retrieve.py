@@ -47,6 +47,7 @@ from core.restated import Written
 from core.retrieval import graph_scores, path_to, personalized_pagerank, reach_within_hops
 from core.rows import new_id
 from core.texts import t
+from core.vocabulary import widened
 from core.world_names import FILLER
 from core.worlds import question_worlds
 
@@ -455,8 +456,10 @@ class Retriever(Stage):
 
 
 def _written_like(index: MessageIndex, text: str) -> list[Written]:
-    """The messages the word index finds by a quote's own words (core/restated.py)."""
+    """The messages the word index finds by a quote's own words and their everyday
+    equivalents (core/restated.py): "a aula avulsa passa a 38€" shares no word with "a single
+    driving lesson is 35€" but "aula" is a lesson."""
     return [
         Written(index.ids[r], index.authors[r], index.ts(r), index.texts[r])
-        for r in index.bm25(text, RESTATING)
+        for r in index.bm25(widened(text), RESTATING)
     ]

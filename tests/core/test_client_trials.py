@@ -451,3 +451,30 @@ def test_a_question_word_is_heard_as_written_too() -> None:
     index.add("m1", "Olga", "wifi пароль для гостей: PortoCowork2024", ts)
     index.add("m2", "Olga", "поправка: нетворкинг переносится на среду, тоже в 18:30", ts)
     assert index.bm25("quando é o networking?", 5) == [1]
+
+
+@pytest.mark.parametrize(
+    ("chat", "question", "quoted"),
+    [
+        # "check-in" is arriving: "nothing about check" beside "заезд с 15:00, выезд до 11:00"
+        ("hostel", "what time can we check in?", "заезд"),
+        ("hostel", "a que horas temos que fazer o check-out?", "выезд до 11:00"),
+        # a laptop is "portátil": "found nothing" beside "e nada de portáteis ou tablets"
+        ("phonerepair", "do you fix laptops too?", "portáteis"),
+    ],
+)
+async def test_questions_of_the_fifth_round(
+    use_core: Core, chat: str, question: str, quoted: str
+) -> None:
+    first, answer = await _first_line(use_core, _staff(chat), question)
+    assert quoted in first, answer
+
+
+async def test_an_update_in_other_words_is_found_by_their_equivalents(use_core: Core) -> None:
+    """ "correção: a partir de 1 de março a aula avulsa passa a 38€" shares no word with "a
+    single driving lesson is 35€ for 50 minutes"; the quote's own words found it once their
+    everyday equivalents were searched too (lesson / aula)."""
+    _, answer = await _first_line(
+        use_core, _staff("drivingschool"), "how much is a single lesson now?"
+    )
+    assert "38€" in answer, answer
