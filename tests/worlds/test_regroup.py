@@ -5,12 +5,14 @@ and the pet python end in separate worlds in en/pt/ru and questions never cross 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from bot.jobs import run_jobs_once
@@ -25,7 +27,7 @@ from core.service import Core
 from core.store.inbound_log import SqliteInboundLog
 from core.store.pool import StorePool
 from core.world_names import distinctive_names
-from core.worlds import WorldParams, params_for
+from core.worlds import REFERENCE, WorldParams, params_for
 from ontology import Ontology
 from tests.worlds.conftest import ManualClock, adaptive_core
 
@@ -797,3 +799,34 @@ def test_running_the_job_again_on_its_own_result_changes_nothing(use_embedder: E
         once = plan([str(i // size) for i in range(len(rows))], ts, x, p)
         again = plan([str(g) for g in once], ts, x, p)
         assert canonical(again) == canonical(once), size
+
+
+def test_the_reassignment_finds_the_best_labels_of_the_whole_chat() -> None:
+    """_segments (the job's Viterbi pass) against every labelling of small chats: the sum of
+    each message's score for its group, minus the switch cost for each change of group
+    within the window, is the best there is."""
+    from itertools import product
+
+    from core.regroup import _segments
+
+    p = replace(REFERENCE, job_switch=0.15, window_s=300.0)
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        n, k = int(rng.integers(1, 7)), int(rng.integers(1, 4))
+        scores = rng.normal(0.2, 0.15, (n, k))
+        ts = np.cumsum(rng.choice([10.0, 60.0, 900.0], n))
+        got = [int(g) for g in _segments(scores, ts, p)[:, 0]]
+        best = max(_chat_value(scores, ts, lab, p) for lab in product(range(k), repeat=n))
+        assert abs(_chat_value(scores, ts, got, p) - best) < 1e-9, (n, k)
+
+
+def _chat_value(
+    scores: npt.NDArray[np.float64],
+    ts: npt.NDArray[np.float64],
+    labels: Sequence[int],
+    p: WorldParams,
+) -> float:
+    """What the re-assignment maximises, for one labelling of the chat."""
+    near = np.diff(ts) <= p.window_s
+    switches = sum(bool(near[i - 1]) and labels[i] != labels[i - 1] for i in range(1, len(labels)))
+    return float(sum(scores[i, g] for i, g in enumerate(labels))) - p.job_switch * switches
