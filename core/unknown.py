@@ -73,6 +73,14 @@ _VAGUE = frozenset(
     # "коврики даём бесплатно"; "whats ur cancelation policy?" "nothing about policy")
     "need needs bring preciso precisa precisamos levar trazer нужно надо взять принести "
     "нужный "  # нужен / нужна / нужны: "какой депозит нужен?" said "nothing about нужен"
+    # whether a thing is accepted or paid, and which program: the thing is asked ("aceitam
+    # pagamento em dinheiro?" said "nothing about aceitam", "первая встреча платная?"
+    # "nothing about платная", "какой программой вы подключаетесь?" "nothing about программой")
+    "accept accepts aceitar aceitam aceitamos принимать принимаете платный pago "
+    "program programa программа "
+    # knowing how to, and the usual kind of a thing ("preciso saber nadar bem?" said "nothing
+    # about saber", "сколько времени занимает обычная подгонка брюк?" "nothing about обычная")
+    "know knows saber sabe знать уметь usual regular обычный "
     "policy policies rule rules política políticas regra regras политика правило правила "
     "number número numero количество "  # "the minimum number of hours": the hours
     # a person left unnamed: "há alguém que fale russo?" asks about Russian

@@ -90,6 +90,11 @@ checkin arrival | checkin chegada entrada | заезд заселение
 checkout departure | checkout saída | выезд выселение
 battery batteries | bateria baterias | батарея батареи аккумулятор
 laptop laptops notebook | portátil portáteis notebook | ноутбук ноутбуки
+cash | dinheiro numerário | наличные наличный наличными
+swim swimming | nadar natação | плавать плавание
+trousers pants | calças calça | брюки
+suit suits | fato fatos terno ternos | костюм костюмы
+jacket jackets blazer | casaco casacos paletó blazer | пиджак куртка
 reservation reserve book booking | reserva reservas reservar | бронь бронирование забронировать
 mail | correio correspondência | почта письма корреспонденция
 document documents docs paperwork | documento documentos documentação | документ документы

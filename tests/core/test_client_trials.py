@@ -15,6 +15,7 @@ from core.asked import question_words
 from core.index.words import MessageIndex
 from core.language import key_tokens
 from core.service import Core
+from core.vocabulary import equivalents
 
 
 async def _first_line(core: Core, messages: Sequence[str], question: str) -> tuple[str, str]:
@@ -478,3 +479,43 @@ async def test_an_update_in_other_words_is_found_by_their_equivalents(use_core: 
         use_core, _staff("drivingschool"), "how much is a single lesson now?"
     )
     assert "38€" in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("chat", "question", "quoted"),
+    [
+        # to swim is "nadar", and "saber" (to know how) asks nothing: "nothing about nadar"
+        ("surfschool", "preciso saber nadar bem?", "swim 50 meters"),
+    ],
+)
+async def test_questions_of_the_sixth_round(
+    use_core: Core, chat: str, question: str, quoted: str
+) -> None:
+    first, answer = await _first_line(use_core, _staff(chat), question)
+    assert quoted in first, answer
+
+
+@pytest.mark.parametrize(
+    ("chat", "question", "word"),
+    [
+        ("itsupport", "aceitam pagamento em dinheiro?", "aceitam"),
+        ("petsitter", "первая встреча платная?", "платная"),
+        ("tailor", "сколько времени занимает обычная подгонка брюк?", "обычная"),
+    ],
+)
+async def test_whether_a_thing_is_accepted_paid_or_usual_names_no_thing(
+    use_core: Core, chat: str, question: str, word: str
+) -> None:
+    """ "nothing about aceitam" (accept), "платная" (paid), "обычная" (usual): the thing is
+    asked about, not these."""
+    first, answer = await _first_line(use_core, _staff(chat), question)
+    assert word not in first, answer
+
+
+def test_a_suit_is_a_terno_and_trousers_are_calcas() -> None:
+    """With trousers / calças alone in the equivalents, "how much to take in a suit? jacket
+    and trousers" quoted the trousers' hem (12€) over "ajuste de terno completo (paletó +
+    calça) sai por 65€" in the tailor's trial chat (bench.trials)."""
+    for word, theirs in (("suit", "terno"), ("suit", "fato"), ("jacket", "paletó")):
+        assert key_tokens(theirs)[0] in equivalents(key_tokens(word)), word
+    assert "calças" in equivalents(key_tokens("trousers"))
