@@ -95,6 +95,12 @@ swim swimming | nadar natação | плавать плавание
 trousers pants | calças calça | брюки
 suit suits | fato fatos terno ternos | костюм костюмы
 jacket jackets blazer | casaco casacos paletó blazer | пиджак куртка
+damage damages | dano danos estragos | ущерб повреждение повреждения
+commission fee | comissão comissões | комиссия
+seated sitting | sentado sentados sentadas | сидячих сидя
+visit visits | visita visitas | визит выезд
+turnaround deadline | prazo prazos | срок сроки
+child children kid kids son daughter | criança crianças filho filha filhos | ребёнок дети сын дочь
 reservation reserve book booking | reserva reservas reservar | бронь бронирование забронировать
 mail | correio correspondência | почта письма корреспонденция
 document documents docs paperwork | documento documentos documentação | документ документы

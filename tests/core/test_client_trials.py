@@ -519,3 +519,21 @@ def test_a_suit_is_a_terno_and_trousers_are_calcas() -> None:
     for word, theirs in (("suit", "terno"), ("suit", "fato"), ("jacket", "paletó")):
         assert key_tokens(theirs)[0] in equivalents(key_tokens(word)), word
     assert "calças" in equivalents(key_tokens("trousers"))
+
+
+@pytest.mark.parametrize(
+    ("chat", "question", "quoted"),
+    [
+        # "nothing about danos" beside "залог за ущерб 350€" (damage / ущерб)
+        ("eventhall", "tem caução para danos? quanto?", "350€"),
+        # "nothing about turnaround" beside "срок изготовления обычно 3 рабочих дня"
+        ("printing3d", "whats the usual turnaround time?", "3 рабочих дня"),
+        # "nothing about сыну" beside "children under 12 go free" (a son is a child)
+        ("winetours", "можно с детьми? сыну 8 лет", "children under 12"),
+    ],
+)
+async def test_questions_of_the_seventh_round(
+    use_core: Core, chat: str, question: str, quoted: str
+) -> None:
+    first, answer = await _first_line(use_core, _staff(chat), question)
+    assert quoted in first, answer
