@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.identity import sound_term
-from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, name_key, tokens
+from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, lemma, name_key, tokens
 
 Vector = npt.NDArray[np.float32]
 
@@ -49,10 +49,17 @@ def top_rows(
 
 def index_tokens(text: str) -> list[str]:
     """Lemmatised content tokens (stop words and question words dropped)."""
+    return [key for _, key in _indexed(text)]
+
+
+def _indexed(text: str) -> list[tuple[str, str]]:
+    """(token as written, its lemma) of each content token (index_tokens)."""
     return [
-        t
-        for t in key_tokens(text)
-        if t not in STOPWORDS and t not in QUESTION_WORDS and (len(t) > 1 or t.isdigit())
+        (w, t)
+        for w in tokens(text)
+        if (t := lemma(w)) not in STOPWORDS
+        and t not in QUESTION_WORDS
+        and (len(t) > 1 or t.isdigit())
     ]
 
 
@@ -240,15 +247,13 @@ class MessageIndex:
     ) -> npt.NDArray[np.float32] | None:
         """BM25 of every row (None when no query term is indexed)."""
         n = len(self.ids)
-        words = index_tokens(query)
+        indexed = _indexed(query)
+        words = [key for _, key in indexed]
         # each word also by its sound in the other script (_sounds), as written and in its
         # dictionary form: "networking" is "network" to the lemmatiser, and "нетворкинг" in a
         # Russian message sounds like the word as written ("quando é o networking?" quoted
         # the wifi password)
-        kept = set(words)
-        heard = words + [
-            w for w, k in zip(tokens(query), key_tokens(query), strict=True) if k in kept and w != k
-        ]
+        heard = words + [w for w, key in indexed if w != key]
         sounds = [f"~{term}" for t in heard if (term := sound_term(t, other=True)) is not None]
         terms = list(dict.fromkeys(words + sounds))
         if not n or not terms:
