@@ -161,7 +161,8 @@ MONEY = re.compile(
 # "how long", "quanto tempo": a duration, held by a number as a price is ("how long is the
 # bootcamp?" quoted "No prior coding experience is needed for the bootcamp", which held the
 # asked word "bootcamp" as "The Data Science Bootcamp lasts 12 weeks" did)
-HOW_LONG = frozenset(key_tokens("long tempo"))
+# (and "dura" / "длится": "quantas horas dura a sessão?" said "nothing about dura")
+HOW_LONG = frozenset(key_tokens("long tempo dura durar длится длиться"))
 # ... and by a unit of time: "Update: the Bootcamp now costs $2,100" has a number, and was
 # shown under "lasts 12 weeks" as what was said later
 TIME_UNITS = frozenset(
@@ -213,7 +214,11 @@ QUESTION_FILLER = frozenset(
         # "Где вы находитесь? Подскажите адрес": a request's politeness, nothing asked
         "подсказать сказать tell please пожалуйста favor скинуть send "
         # "where exactly is the centre?": how precisely, nothing a sentence holds
-        "exactly exatamente exactamente точно"
+        "exactly exatamente exactamente точно "
+        # coming is how, not what: "можно прийти без записи?" asks about walking in, and
+        # "прийти", which no answer holds, lost "walk-ins only on Fridays" to an update
+        # (not "come": Portuguese for "eats", "O que o Monty come?")
+        "vir прийти приходить"
     )
 )
 

@@ -198,6 +198,23 @@ def sound_term(word: str, *, other: bool = False) -> str | None:
     return f"{kind}:{skeleton}"
 
 
+# A word the chat does not hold is also looked for by its sound in its own script when its
+# skeleton has this many consonants: a cognate in the other Latin-script language ("urgente"
+# / "urgent jobs are +50%", "orçamento" / "orcamentos@...", "apostille" / "apostilas"); with
+# three, "parte", "prato" and "porta" sound alike
+MIN_COGNATE_CONSONANTS = 4
+
+
+@lru_cache(maxsize=65536)
+def cognate_term(word: str) -> str | None:
+    """The term a word is found by in its own script, by a word of the same first letter and
+    consonants (its sound_term's skeleton, long enough), else None: "custar" is not "extra"."""
+    term = sound_term(word)
+    if term is None or len(term.split(":", 1)[1]) < MIN_COGNATE_CONSONANTS:
+        return None
+    return f"{term}:{_fold(word)[0]}"
+
+
 def fold(text: str) -> str:
     """Case, ё and Latin diacritics folded ("Terrário" -> "terrario")."""
     return _fold(text)

@@ -255,6 +255,14 @@ _PHRASES = (
     (re.compile(r"\bcheck[\s-]?in\b", re.IGNORECASE), "checkin"),
     # (not "check out": "check out our new flyers" is no leaving)
     (re.compile(r"\bcheck-?out\b", re.IGNORECASE), "checkout"),
+    # a class paid one at a time, coming without booking, and collecting: one word each
+    # ("how much for a single drop-in class?" beside "разовое занятие теперь 14€", "можно
+    # прийти без записи?" beside "walk-ins only on Fridays", "pick up cars" / "buscar")
+    (re.compile(r"\bdrop[\s-]?ins?\b", re.IGNORECASE), "dropin"),
+    (re.compile(r"\bwalk[\s-]?ins?\b", re.IGNORECASE), "walkin"),
+    (re.compile(r"\bsem\s+marca[çc](?:ão|ao)\b", re.IGNORECASE), "semmarcação"),
+    (re.compile(r"(?<!\w)без\s+(?:предварительной\s+)?записи(?!\w)", re.IGNORECASE), "беззаписи"),
+    (re.compile(r"\bpick(?:s|ed|ing)?[\s-]?up\b", re.IGNORECASE), "pickup"),
 )
 
 

@@ -67,13 +67,12 @@ from core.language import (
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
 from core.restated import UPDATE, Nearness, Said, Written, said_later, update_of
-from core.sentences import lead_in_question, sentences
+from core.sentences import clip, label_of, lead_in_question, sentences
 from core.unknown import NAME, holding_the_rest, said_somewhere, unknown_names, unknown_words
 from core.vocabulary import answered_about, equivalents
 
 log = logging.getLogger(__name__)
 
-MAX_QUOTE_CHARS = 300
 # how an evidence message that a later one replaced is marked for a model (core/llm/prompts.py)
 REPLACED = " [replaced by a later message]"
 MIN_RELEVANCE = 1.0  # words + entities below this: better to say nothing was found
@@ -314,6 +313,7 @@ def pick_quote(
         # the question's words each of this message's words translates
         translates = {theirs: lemma(mine.lower()) for theirs, mine in bridged.items()}
         parts = split[h.id]
+        label = set(index_tokens(label_of(parts)))
         for i, sentence in enumerate(parts):
             if skip and any(w in skip for w in sentence.split()):
                 continue  # an explicit fact stored as "A PREDICATE B": not a person's words
@@ -324,7 +324,7 @@ def pick_quote(
             # chat; the second sentence alone says nothing about moving)
             own_q = parts[i - 1] if i and lead_in_question(parts[i - 1]) else ""
             key = " ".join(key_tokens(f"{own_q} {sentence}"))
-            held = set(index_tokens(sentence)) | set(index_tokens(own_q))
+            held = set(index_tokens(sentence)) | set(index_tokens(own_q)) | (label if i else set())
             meant = held | answered_about(held)  # what it says, in any of the three languages
             greeting = _GREETING.match(sentence)
             short = greeting and len(index_tokens(sentence[greeting.end() :])) < CHITCHAT_TOKENS
@@ -416,7 +416,7 @@ def pick_quote(
             if meaning is not None and home is not None and home(h.id):
                 score += WORLD_WEIGHT
             score += RANK_WEIGHT * h.score / top
-            quote = Quote(h.id, h.author, h.ts, _clip(shown), score, holds_asked)
+            quote = Quote(h.id, h.author, h.ts, clip(shown), score, holds_asked)
             if log.isEnabledFor(logging.DEBUG):  # why a sentence won (GRAPHMEM_LOG_LEVEL=DEBUG)
                 log.debug(  # ids, not the chat's words
                     "quote candidate %.2f near=%.2f holds_asked=%s %s sentence %d",
@@ -489,10 +489,6 @@ def pick_quote(
             )
             if got is not None:
                 w, shown = got
-                later = Quote(w.message_id, w.author, w.ts, _clip(shown), 0.0, False)
+                later = Quote(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
         return replace(best, later=later)
     return best
-
-
-def _clip(sentence: str) -> str:
-    return sentence if len(sentence) <= MAX_QUOTE_CHARS else sentence[: MAX_QUOTE_CHARS - 1] + "…"

@@ -29,6 +29,23 @@ def sentences(text: str) -> list[str]:
     return parts or [text.strip()]
 
 
+MAX_QUOTE_CHARS = 300
+
+
+def clip(sentence: str) -> str:
+    """A sentence as a quote shows it: at most MAX_QUOTE_CHARS characters."""
+    return sentence if len(sentence) <= MAX_QUOTE_CHARS else sentence[: MAX_QUOTE_CHARS - 1] + "…"
+
+
+def label_of(parts: list[str]) -> str:
+    """The label a message starts with ("payment:", "оплата:"), which each of its sentences
+    is about: "preciso pagar adiantado?" asks what "payment: bank transfer or card at the
+    office. we need 50% upfront for jobs over 500€" says in its last sentence, which holds
+    "upfront" but not "payment" ("" when the message has no label)."""
+    first = parts[0] if len(parts) > 1 else ""
+    return first if first.endswith(":") and len(tokens(first)) <= 3 else ""
+
+
 def lead_in_question(sentence: str) -> bool:
     """A short question that names a topic its writer then answers ("moving house?",
     "estacionamento?"), not one that asks someone ("кто сегодня закрывает кухню? я ухожу в

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Sequence, Set
 from typing import Protocol, TypeVar
 
+from core.identity import cognate_term
 from core.language import is_time_word, lemma, name_key, names_a_thing, written_tokens
 from core.recall import index_tokens
 from core.vocabulary import equivalents, instances
@@ -92,9 +93,13 @@ _VAGUE = frozenset(
 
 
 def said_somewhere(key: str, idf: Callable[[str], float]) -> bool:
-    """Whether a message of the chat holds the word (a lemma), an everyday equivalent, or a
-    thing that is one of it (a weekday for "em que dias?")."""
-    return any(idf(e) > 0 for e in (key, *equivalents({key}), *instances(key)))
+    """Whether a message of the chat holds the word (a lemma), an everyday equivalent, a
+    thing that is one of it (a weekday for "em que dias?"), or a word of the same sound in
+    the same script (a cognate: "apostille" in "apostilas de Haia: NÃO tratamos")."""
+    if any(idf(e) > 0 for e in (key, *equivalents({key}), *instances(key))):
+        return True
+    term = cognate_term(key)
+    return term is not None and idf(f"~{term}") > 0
 
 
 def unknown_words(

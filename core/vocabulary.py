@@ -34,7 +34,7 @@ contract | contrato fidelização | договор контракт
 refund refunds | reembolso devolução | возврат
 cancel cancellation cancelation | cancelar cancelamento | отменить отмена
 subscription | assinatura | подписка
-registration joining enrolment enrollment | inscrição matrícula | регистрация вступительный
+registration joining enrolment enrollment | inscrição matrícula | регистрация регистрационный вступительный
 membership pass passes | passe passes mensalidade | абонемент абонементы
 support | suporte atendimento apoio | поддержка
 hours schedule | horário horários | часы график
@@ -71,7 +71,7 @@ training | treinamento | обучение
 manager | gerente | менеджер
 sales | vendas | продажи
 demo | demonstração demo | демо демонстрация
-partner partners | parceiro parceiros | партнёр партнер
+partner partners | par parceiro parceiros parceira | партнёр партнер партнёрша партнерша
 nonprofit nonprofits | ong | нко
 language | idioma língua | язык
 russian | russo | русский
@@ -132,6 +132,19 @@ friday fridays | sexta sextas | пятница
 saturday saturdays | sábado sábados sabado | суббота
 sunday sundays | domingo domingos | воскресенье
 open opens opening | aberto aberta abre abrem abrir funciona funcionam | открыт открыты открыто открываться работаете работает
+fee fees | taxa taxas | взнос взносы сбор
+dropin single | avulsa avulso | разовый разовое разовая
+courtesy replacement loaner | substituição substituto | подменный подменная замена
+installment installments instalment instalments | parcela parcelas parcelamento prestação prestações | рассрочка
+upfront advance prepayment prepay | adiantado adiantamento antecipado antecipadamente | предоплата аванс
+urgent urgently rush express | urgente urgência | срочно срочный срочная срочность
+full whole entire | inteiro inteira completo completa | полный полная целый целая
+pickup collect | buscar recolher recolha | забрать забирать
+walkin | semmarcação | беззаписи
+firing kiln | cozedura | обжиг
+piece pieces | peça peças | изделие изделия
+tent tents | tenda tendas barraca | палатка шатёр шатер
+quote quotes estimate | orçamento orçamentos | смета
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from core.identity import sound_term
+from core.identity import cognate_term, sound_term
 from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, lemma, name_key, tokens
 
 Vector = npt.NDArray[np.float32]
@@ -67,7 +67,9 @@ def _sounds(toks: list[str]) -> list[str]:
     """The postings a message's words also get by their sound, so that a question in another
     script finds a loanword ("do you do apostille?" against "Апостиль мы сами не ставим",
     which shares no token with it and was not among the evidence)."""
-    return [f"~{term}" for t in toks if (term := sound_term(t)) is not None]
+    return [f"~{term}" for t in toks if (term := sound_term(t)) is not None] + [
+        f"~{term}" for t in toks if (term := cognate_term(t)) is not None
+    ]
 
 
 def _words_key(toks: list[str], text: str) -> str:
@@ -255,6 +257,13 @@ class MessageIndex:
         # the wifi password)
         heard = words + [w for w, key in indexed if w != key]
         sounds = [f"~{term}" for t in heard if (term := sound_term(t, other=True)) is not None]
+        # a word no message holds, also by its sound in its own script (identity.cognate_term):
+        # "quanto custa se for urgente?" found nothing beside "urgent jobs are +50%"
+        sounds += [
+            f"~{term}"
+            for w, key in indexed
+            if key not in self._postings and (term := cognate_term(key)) is not None
+        ]
         terms = list(dict.fromkeys(words + sounds))
         if not n or not terms:
             return None

