@@ -25,7 +25,7 @@ from core.language import (
     written_tokens,
 )
 from core.models import FactView
-from core.quote import Quote
+from core.quoted import Quote
 from core.texts import t
 from ontology import Ontology
 

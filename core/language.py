@@ -263,6 +263,24 @@ _PHRASES = (
     (re.compile(r"\bsem\s+marca[çc](?:ão|ao)\b", re.IGNORECASE), "semmarcação"),
     (re.compile(r"(?<!\w)без\s+(?:предварительной\s+)?записи(?!\w)", re.IGNORECASE), "беззаписи"),
     (re.compile(r"\bpick(?:s|ed|ing)?[\s-]?up\b", re.IGNORECASE), "pickup"),
+    # outdoors and a day's entry: "vocês fazem escalada ao ar livre?" said "nothing about
+    # livre" beside "we DON'T have outdoor climbing trips"; "how much is a day pass?" had
+    # nothing beside "entrada diária 13€"
+    (
+        re.compile(
+            r"\boutdoors?\b|\bao\s+ar\s+livre\b|(?<!\w)на\s+открытом\s+воздухе(?!\w)",
+            re.IGNORECASE,
+        ),
+        "outdoor",
+    ),
+    (
+        re.compile(
+            r"\bday[\s-]?pass(?:es)?\b|\b(?:entradas?|passes?)\s+di[áa]ri[ao]s?\b|"
+            r"(?<!\w)(?:дневной|однодневный)\s+(?:абонемент|пропуск|билет)(?!\w)",
+            re.IGNORECASE,
+        ),
+        "daypass",
+    ),
 )
 
 

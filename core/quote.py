@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass, replace
-from datetime import datetime
+from collections.abc import Callable, Sequence, Set
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -64,11 +63,19 @@ from core.language import (
     lemma,
     name_key,
 )
+from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, with_replies
 from core.restated import UPDATE, Nearness, Said, Written, said_later, update_of
 from core.sentences import clip, label_of, lead_in_question, sentences
-from core.unknown import NAME, holding_the_rest, said_somewhere, unknown_names, unknown_words
+from core.unknown import (
+    NAME,
+    holding_the_rest,
+    refuses,
+    said_somewhere,
+    unknown_names,
+    unknown_words,
+)
 from core.vocabulary import answered_about, equivalents
 
 log = logging.getLogger(__name__)
@@ -124,20 +131,6 @@ MIN_WORDS = 5  # a shorter sentence ("PayPal ainda não.") is quoted with the on
 _DIGIT = re.compile(r"\d")
 
 
-@dataclass(frozen=True)
-class Meaning:
-    """The question's vector, the model's calibrated mean cross- and same-topic pair cosines
-    (core/calibration.py), the vectors of texts (each sentence alone; those already known by
-    text given), and a message's stored vector by its id (a message is stored with the vector
-    of its text alone, Ingest.message_vector: a one-sentence message's is its sentence's)."""
-
-    vector: npt.NDArray[np.float32]
-    cross: float
-    same: float
-    vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]]
-    stored: Callable[[str], npt.NDArray[np.float32] | None]
-
-
 # Chosen on the tuning parts of both companies of bench/answers.py (lumio tune stayed 1.000
 # throughout; velo tune, by weight with 5 / 8 candidates: 0 -> 0.367 / 0.433, 1 -> 0.400 /
 # 0.467, 2 -> 0.433 / 0.500, 4 -> 0.567 / 0.667, 6 to 12 -> 0.667 / 0.667; 10 or 12
@@ -175,25 +168,6 @@ ASKED_WEIGHT = 6.0
 # for each text, its words (index tokens) that translate one of the question's words, each with
 # the word it translates
 Bridge = Callable[[Sequence[str], Sequence[str]], list[dict[str, str]]]
-
-
-@dataclass(frozen=True)
-class Quote:
-    message_id: str
-    author: str
-    ts: datetime
-    sentence: str
-    score: float
-    # it holds every word the question asks with, names aside ("CTO" in "Who is the CTO of
-    # Acme?"): it says what the question asks, where a graph answer may only be near it
-    holds_asked: bool = False
-    # a sentence of a later message on the same thing (core/restated.py): what the team said after
-    # ("from December the flexible desk costs 130 euros"), shown under the quote, dated
-    later: Quote | None = None
-    # names the question writes that no message mentions: this sentence holds the rest of what
-    # it asks ("do you ship to France?" -> "we ship to Portugal and Spain only"), shown after
-    # saying there is nothing about them
-    lacks: tuple[str, ...] = ()
 
 
 def pick_quote(
@@ -416,7 +390,10 @@ def pick_quote(
             if meaning is not None and home is not None and home(h.id):
                 score += WORLD_WEIGHT
             score += RANK_WEIGHT * h.score / top
-            quote = Quote(h.id, h.author, h.ts, clip(shown), score, holds_asked)
+            # its words that stand for an asked one, as written, translated or an equivalent
+            standing = {w for w in held if {w, translates.get(w), *equivalents({w})} & asked}
+            refused = refuses(sentence, standing)
+            quote = Quote(h.id, h.author, h.ts, clip(shown), score, holds_asked, refuses=refused)
             if log.isEnabledFor(logging.DEBUG):  # why a sentence won (GRAPHMEM_LOG_LEVEL=DEBUG)
                 log.debug(  # ids, not the chat's words
                     "quote candidate %.2f near=%.2f holds_asked=%s %s sentence %d",
@@ -458,7 +435,7 @@ def pick_quote(
         < meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross)
     ):
         absent = unknown_words(question, asked, idf, covered)
-        if absent:
+        if absent and not best.refuses:
             if unknown is not None:
                 unknown.extend(absent)
             return replace(best, lacks=tuple(absent))
@@ -466,6 +443,8 @@ def pick_quote(
         if unknown is not None:
             unknown.extend(missing)
         kept = holding_the_rest(asked, missing, [(q, m) for q, m, _, _ in held_asked])
+        if kept is not None and kept.refuses:
+            return kept
         return replace(kept, lacks=tuple(missing)) if kept is not None else None
     if best is not None and meaning is not None:
         later = said_later(

@@ -15,7 +15,9 @@ from typing import Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from core.identity import sound_term
 from core.index.words import index_tokens
+from core.language import lemma, tokens
 from core.sentences import sentences
 from core.vocabulary import equivalents
 
@@ -106,6 +108,54 @@ def said_later(
 
 
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)?")  # not the 1 of "A1"
+# a number written out ("group lessons are now max six riders"; not one, which is also "a":
+# "um", "uma") and a weekday ("паста-воркшоп теперь по средам, не по четвергам") are values
+# an update gives as a digit is
+_SPELLED = {
+    w: str(n)
+    for n, words in enumerate(
+        (
+            "two dois duas два две",
+            "three três tres три",
+            "four quatro четыре",
+            "five cinco пять",
+            "six seis шесть",
+            "seven sete семь",
+            "eight oito восемь",
+            "nine nove девять",
+            "ten dez десять",
+            "eleven onze одиннадцать",
+            "twelve doze двенадцать",
+        ),
+        start=2,
+    )
+    for w in words.split()
+}
+_DAYS = {
+    w: f"day{n}"
+    for n, words in enumerate(
+        (
+            "monday mondays segunda segundas понедельник",
+            "tuesday tuesdays terça terças terca tercas вторник",
+            "wednesday wednesdays quarta quartas среда",
+            "thursday thursdays quinta quintas четверг",
+            "friday fridays sexta sextas пятница",
+            "saturday saturdays sábado sábados sabado sabados суббота",
+            "sunday sundays domingo domingos воскресенье",
+        )
+    )
+    for w in words.split()
+}
+
+
+def _values(text: str) -> set[str]:
+    """The values a sentence gives: its numbers, spelled or in digits, and its weekdays."""
+    out = set(_NUMBER.findall(text))
+    for w in tokens(text):
+        value = _SPELLED.get(w) or _DAYS.get(w) or _DAYS.get(lemma(w))
+        if value is not None:
+            out.add(value)
+    return out
 
 
 def _updates(sentence: str, said: Said, matched: frozenset[str], alike: bool) -> bool:
@@ -123,7 +173,7 @@ def _updates(sentence: str, said: Said, matched: frozenset[str], alike: bool) ->
     shared = said.asked & matched
     if len(shared) >= max(2, len(said.asked) - 1):  # "lesson" alone: another lesson's price
         return True
-    numbers, old = set(_NUMBER.findall(sentence)), set(_NUMBER.findall(said.sentence))
+    numbers, old = _values(sentence), _values(said.sentence)
     if not shared or not numbers - old:
         return False
     return bool(numbers & old) or (alike and shared == said.asked)
@@ -187,7 +237,9 @@ def update_of(
     # or its everyday equivalent: "a aula avulsa passa a 38€" updates "a single driving lesson
     # is 35€" (lesson / aula)
     own |= {e for e in equivalents(own) if idf(e) > 0}
-    old = set(_NUMBER.findall(sentence))
+    # or its sound in the other script: "паста-воркшоп" updates "the pasta workshop"
+    heard = {t for w in own if (t := sound_term(w, other=True)) is not None}
+    old = _values(sentence)
     parts: list[tuple[Written, str, str]] = []  # (message, sentence, shown)
     for w in found:
         if w.ts <= when or not UPDATE.search(w.text):
@@ -195,10 +247,11 @@ def update_of(
         pieces = sentences(w.text)
         for i, part in enumerate(pieces):
             shown = f"{pieces[i - 1]} {part}" if i and pieces[i - 1].endswith(":") else part
-            new = set(_NUMBER.findall(part))
+            new = _values(part)
             if not UPDATE.search(shown) or (old and not new - old):
                 continue
-            if own & set(index_tokens(part)):
+            toks = set(index_tokens(part))
+            if own & toks or heard & {sound_term(t) for t in toks}:
                 parts.append((w, part, shown))
     if not parts:
         return None

@@ -150,3 +150,27 @@ def holding_the_rest(
         return None
     holding = [q for q, matched in held if rest <= matched]
     return max(holding, key=lambda q: q.score) if holding else None
+
+
+# a refusal: "мы НЕ делаем кейтеринг", "we DON'T have outdoor climbing trips", "no shipping of
+# finished pieces", "não aceitamos animais"
+_REFUSAL = re.compile(
+    r"(?i)(?<!\w)(?:no|not|never|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|não|nao|nunca|нет|не)"
+    r"(?!\w)"
+)
+
+
+def refuses(sentence: str, asked: Set[str]) -> bool:
+    """Whether the sentence refuses a thing the question asks about: a negation followed,
+    within three words, by one of `asked` (the lemmas of its words that stand for the
+    question's) that names a thing. It answers the question whatever else the question names: "vcs fazem catering p/
+    festas?" said "nothing about festas" before "мы НЕ делаем кейтеринг", and "do u ship the
+    pieces to Lisbon?" "nothing about Lisbon" before "no shipping of finished pieces". (Not a
+    vague word: "we don't accept cash" refuses nothing "do you accept Revolut?" asks about.)"""
+    for m in _REFUSAL.finditer(sentence):
+        for w in written_tokens(sentence[m.end() :])[:3]:
+            low = w.lower()
+            key = lemma(low)
+            if key in asked and low not in _VAGUE and key not in _VAGUE and names_a_thing(low):
+                return True
+    return False

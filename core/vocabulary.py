@@ -110,7 +110,7 @@ night nights evening nightly | noite noites noturno noturna | ночь ночи 
 surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
 vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
 insurance insured | seguro seguros | страховка страхование
-deposit deposits | caução depósito sinal | залог депозит
+deposit deposits | caução depósito sinal | залог депозит предоплата
 move moving relocation | mudança mudanças mudar | переезд переехать переезжать
 driver drivers | condutor condutores motorista | водитель водители
 mat mats | tapete tapetes | коврик коврики
@@ -145,6 +145,11 @@ firing kiln | cozedura | обжиг
 piece pieces | peça peças | изделие изделия
 tent tents | tenda tendas barraca | палатка шатёр шатер
 quote quotes estimate | orçamento orçamentos | смета
+shower showers | duche duches chuveiro chuveiros | душ душевая
+changing locker lockers | balneário balneários vestiário vestiários cacifo cacifos | раздевалка шкафчик
+extension extensions | extensão extensões alongamento | наращивание
+outdoor | outdoor | outdoor
+daypass | daypass | daypass
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered

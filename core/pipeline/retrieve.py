@@ -39,7 +39,8 @@ from core.pipeline.select import (
 )
 from core.ports import GraphStore, Vector
 from core.questions import declarative, split_verb
-from core.quote import REPLACED, Meaning, Quote, pick_quote
+from core.quote import REPLACED, pick_quote
+from core.quoted import Meaning, Quote
 from core.recall import Hit, is_when_question, nearest
 from core.recall import rank as recall_rank
 from core.replies import replying, thread_of

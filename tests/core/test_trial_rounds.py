@@ -8,10 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bench.answers import says_it_does_not_know
 from bench.trials import TRIALS, Asked, Said, read
 from core.index.words import MessageIndex
+from core.langid import detect_language
+from core.restated import _values
 from core.service import Core
-from core.unknown import said_somewhere
+from core.unknown import refuses, said_somewhere
 from tests.core.test_client_trials import _first_line
 
 
@@ -77,3 +80,49 @@ async def test_a_later_trial_chats_question_quotes_its_answer(
 ) -> None:
     first, answer = await _first_line(use_core, _staff_before(chat, question), question)
     assert quoted in first, answer
+
+
+def test_an_update_gives_a_spelled_number_or_a_weekday() -> None:
+    """ "now max six riders" updates "max 4 riders", "теперь по средам, не по четвергам" the
+    Thursdays: a value as a digit is; one is also "a", so it is none."""
+    assert "6" in _values("update: group lessons are now max six riders")
+    assert _values("теперь по средам") == _values("on Wednesdays") != _values("Thursdays")
+    assert not _values("a aula tem uma pausa")
+
+
+def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
+    assert refuses("важно: мы НЕ делаем кейтеринг и не продаём еду", {"кейтеринг"})
+    assert refuses("also reminder: no shipping of finished pieces", {"ship"})
+    # accepting is no thing: "we don't accept cash" does not answer "do you accept Revolut?"
+    assert not refuses("we don't accept cash", {"accept"})
+    assert not refuses("we ship to Portugal only, not to Spain", {"ship"})
+
+
+@pytest.mark.parametrize(
+    ("chat", "question", "shown"),
+    [
+        # the ninth round (2026-12-06): a barbershop, a nail salon, a furniture store, a
+        # cooking school, a riding stable, a climbing gym; 76 / 90 as first run
+        # an update that gives a weekday or a spelled number, or names the quote's thing in
+        # the other script, is shown after the quote
+        ("cooking", "what day is the pasta class now?", "теперь по средам"),
+        ("stables", "quantas pessoas numa aula de grupo?", "now max six riders"),
+        # a day pass, outdoors, a shower, a deposit for extensions
+        ("climbing", "how much is a day pass?", "entrada diária 13€"),
+        ("climbing", "vocês fazem escalada ao ar livre?", "DON'T have outdoor"),
+        ("climbing", "а душ есть?", "duche"),
+        ("nails", "is there a deposit for extensions? how much?", "предоплата за наращивание"),
+        # a refusal answers whatever else the question names: it said "nothing about festas",
+        # "nothing about Lisbon", "nothing about ensaiar, grupo" first
+        ("cooking", "vcs fazem catering p/ festas?", "НЕ делаем кейтеринг"),
+        ("pottery", "do u ship the pieces to Lisbon?", "no shipping of finished pieces"),
+        ("dance", "posso alugar a sala pra ensaiar c/ meu grupo?", "não alugamos a sala"),
+    ],
+)
+async def test_a_later_trial_chats_answer_shows_its_answer(
+    use_core: Core, chat: str, question: str, shown: str
+) -> None:
+    """The answer shows the text, in its first line or in the later update under it, and does
+    not say first that it has nothing about a word of the question."""
+    _, answer = await _first_line(use_core, _staff_before(chat, question), question)
+    assert shown in answer and not says_it_does_not_know(answer, detect_language(question)), answer
