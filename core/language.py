@@ -281,6 +281,14 @@ _PHRASES = (
         ),
         "daypass",
     ),
+    # "gluten-free", "sem glúten", "без глютена": one word ("do you have gluten free cakes?"
+    # beside "мы НЕ делаем ничего без глютена")
+    (
+        re.compile(
+            r"\bgluten[\s-]?free\b|\bsem\s+gl[úu]ten\b|(?<!\w)без\s+глютена(?!\w)", re.IGNORECASE
+        ),
+        "glutenfree",
+    ),
 )
 
 

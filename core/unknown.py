@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence, Set
 from typing import Protocol, TypeVar
 
 from core.identity import cognate_term
-from core.language import is_time_word, lemma, name_key, names_a_thing, written_tokens
+from core.language import is_time_word, lemma, name_key, names_a_thing, tokens, written_tokens
 from core.recall import index_tokens
 from core.vocabulary import equivalents, instances
 
@@ -168,8 +168,7 @@ def refuses(sentence: str, asked: Set[str]) -> bool:
     pieces to Lisbon?" "nothing about Lisbon" before "no shipping of finished pieces". (Not a
     vague word: "we don't accept cash" refuses nothing "do you accept Revolut?" asks about.)"""
     for m in _REFUSAL.finditer(sentence):
-        for w in written_tokens(sentence[m.end() :])[:3]:
-            low = w.lower()
+        for low in tokens(sentence[m.end() :])[:3]:  # "без глютена": one word, glutenfree
             key = lemma(low)
             if key in asked and low not in _VAGUE and key not in _VAGUE and names_a_thing(low):
                 return True

@@ -41,7 +41,7 @@ hours schedule | horário horários | часы график
 phone telephone call | telefone ligação ligar | телефон звонок звонки позвонить звонить
 email | email e-mail | почта email
 office | escritório sede | офис
-delivery deliver delivers shipping ship | entrega entregar entregam envio frete | доставка доставить доставлять доставляете
+delivery deliver delivers shipping ship send | entrega entregar entregam envio enviar frete | доставка доставить доставлять доставляете отправить отправка
 address | endereço morada | адрес
 meet meeting | encontro encontrar | встреча встретиться встречаться
 weekend weekends | fim-de-semana | выходные
@@ -98,7 +98,7 @@ jacket jackets blazer | casaco casacos paletó blazer | пиджак куртк�
 damage damages | dano danos estragos | ущерб повреждение повреждения
 commission fee | comissão comissões | комиссия
 seated sitting | sentado sentados sentadas | сидячих сидя
-visit visits | visita visitas | визит выезд
+visit visits callout | visita visitas deslocação | визит выезд
 turnaround deadline | prazo prazos | срок сроки
 child children kid kids son daughter | criança crianças filho filha filhos | ребёнок дети сын дочь
 reservation reserve book booking | reserva reservas reservar | бронь бронирование забронировать
@@ -109,7 +109,7 @@ owner | dono dona proprietário proprietária | владелец владели�
 night nights evening nightly | noite noites noturno noturna | ночь ночи ночной вечер вечерний
 surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
 vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
-insurance insured | seguro seguros | страховка страхование
+insurance insured | seguro seguros | страховка страхование застраховать
 deposit deposits | caução depósito sinal | залог депозит предоплата
 move moving relocation | mudança mudanças mudar | переезд переехать переезжать
 driver drivers | condutor condutores motorista | водитель водители
@@ -149,6 +149,9 @@ shower showers | duche duches chuveiro chuveiros | душ душевая
 changing locker lockers | balneário balneários vestiário vestiários cacifo cacifos | раздевалка шкафчик
 extension extensions | extensão extensões alongamento | наращивание
 outdoor | outdoor | outdoor
+parcel parcels package packages | encomenda encomendas pacote pacotes | посылка посылки
+pressure | tensão pressão | давление
+measure measurement check | medir medição | измерить измерение
 daypass | daypass | daypass
 """
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from core.identity import cognate_term, sound_term
+from core.identity import cognate_term, script, sound_term
 from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, lemma, name_key, tokens
 
 Vector = npt.NDArray[np.float32]
@@ -262,7 +262,11 @@ class MessageIndex:
         sounds += [
             f"~{term}"
             for w, key in indexed
-            if key not in self._postings and (term := cognate_term(key)) is not None
+            if key not in self._postings
+            # and as written, in Latin script ("expressa", read "expressar"; a Russian form
+            # sounds like other words: "приведу" like "правда")
+            for form in dict.fromkeys((key, w.lower() if script(w) == "latn" else key))
+            if (term := cognate_term(form)) is not None
         ]
         terms = list(dict.fromkeys(words + sounds))
         if not n or not terms:

@@ -45,6 +45,10 @@ def test_a_word_the_chat_lacks_is_found_by_its_cognate() -> None:
     index.add("m3", "Marta", "apostilas de Haia: NÃO tratamos", ts)
     assert said_somewhere("apostille", index.idf)
     assert not said_somewhere("apostrophe", index.idf)
+    # as written too, which the lemmatiser may read as another word: "expressa" as the verb
+    # "expressar" (the tenth round); not a Russian form, which sounds like other words
+    index.add("m4", "Emma", "express within 2 hours anywhere in Porto city: 11€", ts)
+    assert index.bm25("expressa", 5) == [3]
 
 
 @pytest.mark.parametrize(
@@ -117,6 +121,11 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         ("cooking", "vcs fazem catering p/ festas?", "НЕ делаем кейтеринг"),
         ("pottery", "do u ship the pieces to Lisbon?", "no shipping of finished pieces"),
         ("dance", "posso alugar a sala pra ensaiar c/ meu grupo?", "não alugamos a sala"),
+        # the tenth round (a travel agency, an electrician, a bookshop café, a pharmacy, a
+        # courier, a day spa; 75 / 90 as first run): "без глютена" is gluten-free, one word
+        # the refusal names; to measure is to check
+        ("bookcafe", "do you have gluten free cakes?", "НЕ делаем ничего без глютена"),
+        ("pharmacy", "quanto custa medir a tensão?", "blood pressure check for free"),
     ],
 )
 async def test_a_later_trial_chats_answer_shows_its_answer(
