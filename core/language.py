@@ -281,6 +281,16 @@ _PHRASES = (
         ),
         "daypass",
     ),
+    # a driving licence: "can i leave my driving licence as deposit?" beside "водительские
+    # права не берём"
+    (
+        re.compile(
+            r"\bdriv(?:ing|er'?s)[\s-]+licen[cs]es?\b|\bcartas?\s+de\s+condu[çc][ãa]o\b|"
+            r"(?<!\w)водительск\w*\s+прав\w*",
+            re.IGNORECASE,
+        ),
+        "drivinglicence",
+    ),
     # "gluten-free", "sem glúten", "без глютена": one word ("do you have gluten free cakes?"
     # beside "мы НЕ делаем ничего без глютена")
     (
@@ -307,6 +317,7 @@ _TRIGGERS = (
     ("pick",),
     ("outdoor", "livre", "воздухе"),
     ("day", "diári", "diari", "дневн"),
+    ("licen", "carta", "водительск"),
     ("gluten", "glúten", "глютен"),
 )
 assert len(_TRIGGERS) == len(_PHRASES)

@@ -46,7 +46,10 @@ def unknown_names(
             continue
         if all(is_time_word(w) for w in written_tokens(name)):
             continue  # "a double room in December": when, not what
-        if any(idf(t) > 0 for t in toks) or any(w in covered for w in written_tokens(name)):
+        # held, or an everyday equivalent is ("my ID" and "без документа"), or a cognate
+        if any(said_somewhere(t, idf) for t in toks) or any(
+            w in covered for w in written_tokens(name)
+        ):
             continue
         out.append(name)
     return out
@@ -88,7 +91,10 @@ _VAGUE = frozenset(
     "anyone someone anybody somebody alguém alguem ninguém ninguem кто-нибудь кто-то "
     # the time of day asked: "С какого времени вы открыты по будням?" said "nothing about
     # времени" before quoting "abrimos às 7h30 de seg a sex"
-    "time hour hours hora horas время час часа".split()
+    "time hour hours hora horas время час часа "
+    # nothing, anything, here and until name no thing ("posso cancelar sem pagar nada?" said
+    # "nothing about nada", "how long till u get here?" "nothing about till, here")
+    "nada nothing anything algo ничего что-нибудь till until here aqui lá тут здесь там".split()
 )
 
 
@@ -168,7 +174,9 @@ def refuses(sentence: str, asked: Set[str]) -> bool:
     pieces to Lisbon?" "nothing about Lisbon" before "no shipping of finished pieces". (Not a
     vague word: "we don't accept cash" refuses nothing "do you accept Revolut?" asks about.)"""
     for m in _REFUSAL.finditer(sentence):
-        for low in tokens(sentence[m.end() :])[:3]:  # "без глютена": one word, glutenfree
+        # the three words after it ("без глютена": one word, glutenfree); not those before:
+        # "по понедельникам туры не проводим" refuses no tour in Spanish
+        for low in tokens(sentence[m.end() :])[:3]:
             key = lemma(low)
             if key in asked and low not in _VAGUE and key not in _VAGUE and names_a_thing(low):
                 return True

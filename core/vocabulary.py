@@ -103,7 +103,7 @@ turnaround deadline | prazo prazos | срок сроки
 child children kid kids son daughter | criança crianças filho filha filhos | ребёнок дети сын дочь
 reservation reserve book booking | reserva reservas reservar | бронь бронирование забронировать
 mail | correio correspondência | почта письма корреспонденция
-document documents docs paperwork | documento documentos documentação | документ документы
+document documents docs paperwork id | documento documentos documentação identificação | документ документы удостоверение
 late | atraso atrasado atrasar | опоздание опоздать опаздывать
 owner | dono dona proprietário proprietária | владелец владелица хозяин хозяйка
 night nights evening nightly | noite noites noturno noturna | ночь ночи ночной вечер вечерний
@@ -152,6 +152,10 @@ outdoor | outdoor | outdoor
 parcel parcels package packages | encomenda encomendas pacote pacotes | посылка посылки
 pressure | tensão pressão | давление
 measure measurement check | medir medição | измерить измерение
+repair repairs fix | reparar reparação conserto consertar arranjar | ремонт починить чинить отремонтировать
+drive driving ride riding | conduzir guiar pilotar andar | водить кататься ездить
+drivinglicence | drivinglicence | drivinglicence
+board boards | prancha pranchas | доска доски
 daypass | daypass | daypass
 """
 

@@ -126,6 +126,17 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         # the refusal names; to measure is to check
         ("bookcafe", "do you have gluten free cakes?", "НЕ делаем ничего без глютена"),
         ("pharmacy", "quanto custa medir a tensão?", "blood pressure check for free"),
+        # the eleventh round (a locksmith, a surf shop, a paperwork office, a go-kart track, a
+        # copy shop, a babysitting agency; 66 / 90 as first run): "nada", "till" and "here"
+        # name no thing; an ID is a document; to fix is "arranjar" (a first round's flat
+        # tire and a board as "prancha" too); a driving licence is one word
+        ("karting", "posso cancelar sem pagar nada?", "free up to 48h before"),
+        ("locksmith", "how long till u get here? im in Condeixa", "до часа"),
+        ("locksmith", "can u open my door if i dont have my ID on me?", "дверь НЕ открываем"),
+        ("surfshop", "quanto custa arranjar um ding pequeno?", "small ding from 25€"),
+        ("bikeshop", "how much do you charge to fix a flat tire?", "8€ + tube"),
+        ("surfschool", "can i rent just a board, no lesson? price?", "15€ por dia"),
+        ("surfshop", "can i leave my driving licence as deposit?", "водительские права не берём"),
     ],
 )
 async def test_a_later_trial_chats_answer_shows_its_answer(
