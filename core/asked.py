@@ -161,8 +161,8 @@ MONEY = re.compile(
 # "how long", "quanto tempo": a duration, held by a number as a price is ("how long is the
 # bootcamp?" quoted "No prior coding experience is needed for the bootcamp", which held the
 # asked word "bootcamp" as "The Data Science Bootcamp lasts 12 weeks" did)
-# (and "dura" / "длится": "quantas horas dura a sessão?" said "nothing about dura")
-HOW_LONG = frozenset(key_tokens("long tempo dura durar длится длиться"))
+# (and "dura" / "demora" / "длится": "quantas horas dura a sessão?" said "nothing about dura")
+HOW_LONG = frozenset(key_tokens("long tempo dura durar demora demorar длится длиться"))
 # ... and by a unit of time: "Update: the Bootcamp now costs $2,100" has a number, and was
 # shown under "lasts 12 weeks" as what was said later
 TIME_UNITS = frozenset(

@@ -94,7 +94,7 @@ _ARE = re.compile(r"\b(who|what|where|when|how|why|you|we|they)['’]re\b", re.I
 # chat shorthand the model reads as another word: "what docs do i need to rent a car?" was
 # nearer "não temos carros automáticos baratos" than "documentos: carta de condução..." (USE
 # puts "docs" 0.53 from that sentence, "documents" 1.19 by the quote's meaning score)
-_SHORTHAND = {"docs": "documents", "pls": "please", "plz": "please", "u": "you"}
+_SHORTHAND = {"docs": "documents", "pls": "please", "plz": "please", "u": "you", "tix": "tickets"}
 _SHORT = re.compile(r"(?<![\w.-])(" + "|".join(_SHORTHAND) + r")(?![\w-]|\.\w)", re.IGNORECASE)
 
 

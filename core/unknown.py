@@ -94,7 +94,9 @@ _VAGUE = frozenset(
     "time hour hours hora horas время час часа "
     # nothing, anything, here and until name no thing ("posso cancelar sem pagar nada?" said
     # "nothing about nada", "how long till u get here?" "nothing about till, here")
-    "nada nothing anything algo ничего что-нибудь till until here aqui lá тут здесь там".split()
+    "nada nothing anything algo ничего что-нибудь till until here aqui lá тут здесь там "
+    # a verb's particle: "can u cut down a big pine tree?" said "nothing about down"
+    "down off away".split()
 )
 
 

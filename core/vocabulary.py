@@ -156,6 +156,13 @@ repair repairs fix | reparar reparação conserto consertar arranjar | ремо�
 drive driving ride riding | conduzir guiar pilotar andar | водить кататься ездить
 drivinglicence | drivinglicence | drivinglicence
 board boards | prancha pranchas | доска доски
+ticket tickets | bilhete bilhetes | билет билеты
+crossing | travessia travessias | переправа
+tree trees | árvore árvores | дерево деревья
+garden gardens yard | jardim jardins quintal | сад двор участок
+tune tuning | afinar afinação | настройка настроить
+scooter scooters | trotinete trotinetes patinete | самокат самокаты
+grooming groom | tosquia tosa | груминг
 daypass | daypass | daypass
 """
 

@@ -94,6 +94,19 @@ def test_an_update_gives_a_spelled_number_or_a_weekday() -> None:
     assert not _values("a aula tem uma pausa")
 
 
+async def test_a_verbs_particle_and_a_yard_are_no_unknown_thing(use_core: Core) -> None:
+    """The twelfth round's garden service: "can u cut down a big pine tree in my yard?" said
+    "nothing about down, pine, yard"; a particle names nothing and a yard is a garden, so
+    only the pine is unknown, and the sentence that refuses big trees follows."""
+    _, answer = await _first_line(
+        use_core,
+        _staff_before("gardening", "can u cut down a big pine tree in my yard?"),
+        "can u cut down a big pine tree in my yard?",
+    )
+    assert "pine" in answer.splitlines()[0] and "down" not in answer.splitlines()[0], answer
+    assert "yard" not in answer.splitlines()[0] and "спил больших деревьев" in answer, answer
+
+
 def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
     assert refuses("важно: мы НЕ делаем кейтеринг и не продаём еду", {"кейтеринг"})
     assert refuses("also reminder: no shipping of finished pieces", {"ship"})
@@ -137,6 +150,14 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         ("bikeshop", "how much do you charge to fix a flat tire?", "8€ + tube"),
         ("surfschool", "can i rent just a board, no lesson? price?", "15€ por dia"),
         ("surfshop", "can i leave my driving licence as deposit?", "водительские права не берём"),
+        # the twelfth round (a garden service, a piano workshop, a river ferry, an e-bike
+        # rental, a dog daycare, a motorcycle workshop; 71 / 90 as first run): "demora" asks
+        # how long; grooming is "tosquia" / "груминг" (and a cat's at a pet shop), crossing
+        # "travessia", tuning "afinação"
+        ("daycare", "quanto tempo demora a tosquia completa?", "около 2 часов"),
+        ("petshop", "what do you charge to groom a cat?", "42€"),
+        ("ferry", "quanto custa a travessia?", "2,50€ one way"),
+        ("piano", "quanto é afinar um piano de cauda?", "tuning a grand is 130€"),
     ],
 )
 async def test_a_later_trial_chats_answer_shows_its_answer(
