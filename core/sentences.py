@@ -7,11 +7,13 @@ import re
 from core.language import QUESTION_WORDS, tokens
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|(?<=:)\s+(?=\S+(?:\s+\S+){3,})")
-# a part ending in a title, a street word or an initial ends no sentence: "Dr. Paulo é o
+# a part ending in a title, a street word, an initial or a short form ("incl.", "доп.") ends no
+# sentence ("SSD 500GB installed incl." was quoted without its price): "Dr. Paulo é o
 # responsável pela ortodontia." was quoted as "Paulo é o responsável pela ortodontia."
 _ABBREVIATION = re.compile(
     r"(?:^|[\s(])(?:(?i:dr|dra|drs|sr|sra|srta|mr|mrs|ms|prof|profa|eng|st|av|ave|rd|jr|esq|dto|"
-    r"ул|пр|просп|пер|д|г|им|т\.\s?е|т\.\s?к|тел|tel)|[A-ZА-ЯЁ])\.$"
+    r"ул|пр|просп|пер|д|г|им|т\.\s?е|т\.\s?к|тел|tel|incl|approx|aprox|доп|вкл|прибл)|"
+    r"[A-ZА-ЯЁ])\.$"
 )
 
 

@@ -96,7 +96,10 @@ _VAGUE = frozenset(
     # "nothing about nada", "how long till u get here?" "nothing about till, here")
     "nada nothing anything algo ничего что-нибудь till until here aqui lá тут здесь там "
     # a verb's particle: "can u cut down a big pine tree?" said "nothing about down"
-    "down off away".split()
+    "down off away "
+    # all of it, and "pelo" (by the), read as the verb "pelar": "do I pay everything
+    # upfront?" said "nothing about everything", "há caução pelo equipamento?" "... pelo"
+    "everything tudo всё pelo pela pelar".split()
 )
 
 

@@ -43,7 +43,7 @@ email | email e-mail | почта email
 office | escritório sede | офис
 delivery deliver delivers shipping ship send | entrega entregar entregam envio enviar frete | доставка доставить доставлять доставляете отправить отправка
 address | endereço morada | адрес
-meet meeting | encontro encontrar | встреча встретиться встречаться
+meet meeting | encontro encontrar | встреча встретиться встречаться сбор
 weekend weekends | fim-de-semana | выходные
 today sameday | hoje sameday | сегодня sameday
 consultation consultations appointment | consulta consultas | консультация консультации приём
@@ -78,7 +78,7 @@ russian | russo | русский
 portuguese | português | португальский
 english | inglês | английский
 uptime availability | disponibilidade | доступность аптайм
-days day | dias dia | дней день дня
+days day | dias dia | дней день дня сутки
 eat eats food | comer come comem comida | кушать ест едят еда
 live lives | morar mora moram viver vive | жить живёт живут
 lasts duration | dura durar duração | длится длиться длительность
@@ -163,6 +163,20 @@ garden gardens yard | jardim jardins quintal | сад двор участок
 tune tuning | afinar afinação | настройка настроить
 scooter scooters | trotinete trotinetes patinete | самокат самокаты
 grooming groom | tosquia tosa | груминг
+date dates | data datas | дата даты
+boat boats | barco barcos moliceiro | лодка лодки катер
+january | janeiro | январь
+february | fevereiro | февраль
+march | março | март
+april | abril | апрель
+may | maio | май
+june | junho | июнь
+july | julho | июль
+august | agosto | август
+september | setembro | сентябрь
+october | outubro | октябрь
+november | novembro | ноябрь
+december | dezembro | декабрь
 daypass | daypass | daypass
 """
 

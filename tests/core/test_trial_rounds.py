@@ -158,6 +158,18 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         ("petshop", "what do you charge to groom a cat?", "42€"),
         ("ferry", "quanto custa a travessia?", "2,50€ one way"),
         ("piano", "quanto é afinar um piano de cauda?", "tuning a grand is 130€"),
+        # the thirteenth round (a boutique hotel, a DJ and sound rental, a carpentry workshop,
+        # a beauty salon, a computer repair shop, kayak tours; 69 / 90 as first run):
+        # everything and "pelo" name nothing; a date is "data", a meeting point "сбор", the
+        # months are the months ("вы работаете в августе?" beside "só fechamos ... agosto");
+        # "incl." and "доп." end no sentence
+        ("carpentry", "do I pay everything upfront?", "предоплата 50%"),
+        ("eventdj", "há caução pelo equipamento?", "залог за оборудование 200€"),
+        ("eventdj", "how do I book a date?", "sinal de 30% para confirmar a data"),
+        ("kayak", "where do we meet?", "пляже у старого моста"),
+        ("dance", "вы работаете в августе?", "só fechamos de 1 a 15 de agosto"),
+        ("computershop", "сколько стоит поставить SSD?", "installed incl. cloning = 75€"),
+        ("eventdj", "extra hour cost?", "доп. час теперь 100€"),
     ],
 )
 async def test_a_later_trial_chats_answer_shows_its_answer(
