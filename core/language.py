@@ -239,9 +239,16 @@ def clean_name(name: str) -> str:
 
 # a word written as several: "fim de semana" is the weekend, not "fim", "de" and "semana" ("what
 # time do you open on saturday?" did not find "fim de semana 8h-14h"); "no mesmo dia" is done
-# today ("I need my thesis bound today" did not find "capa dura no mesmo dia +10€")
-_PHRASES = (
-    (re.compile(r"\b(?:fim|fins)[\s-]+de[\s-]+semana\b", re.IGNORECASE), "weekend"),
+# today ("I need my thesis bound today" did not find "capa dura no mesmo dia +10€"). Each
+# with what it must contain (lower-cased), tested before its pattern: a substring test costs
+# a tenth of a pattern's search, and tokens() runs on every sentence a question's quote
+# weighs (35 -> 8 us a sentence with the twelve phrases)
+_PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (
+        re.compile(r"\b(?:fim|fins)[\s-]+de[\s-]+semana\b", re.IGNORECASE),
+        "weekend",
+        ("fim", "fins"),
+    ),
     (
         re.compile(
             r"\b(?:(?:no|o|nesse|neste)\s+mesmo\s+dia|(?:the\s+)?same[\s-]+day|"
@@ -249,20 +256,25 @@ _PHRASES = (
             re.IGNORECASE,
         ),
         "sameday",
+        ("mesmo", "same", "тот", "обращения"),
     ),
     # "check-in" is arriving, not "check" and "in" ("what time can we check in?" said it had
     # nothing about "check" beside "заезд с 15:00, выезд до 11:00")
-    (re.compile(r"\bcheck[\s-]?in\b", re.IGNORECASE), "checkin"),
+    (re.compile(r"\bcheck[\s-]?in\b", re.IGNORECASE), "checkin", ("check",)),
     # (not "check out": "check out our new flyers" is no leaving)
-    (re.compile(r"\bcheck-?out\b", re.IGNORECASE), "checkout"),
+    (re.compile(r"\bcheck-?out\b", re.IGNORECASE), "checkout", ("check",)),
     # a class paid one at a time, coming without booking, and collecting: one word each
     # ("how much for a single drop-in class?" beside "разовое занятие теперь 14€", "можно
     # прийти без записи?" beside "walk-ins only on Fridays", "pick up cars" / "buscar")
-    (re.compile(r"\bdrop[\s-]?ins?\b", re.IGNORECASE), "dropin"),
-    (re.compile(r"\bwalk[\s-]?ins?\b", re.IGNORECASE), "walkin"),
-    (re.compile(r"\bsem\s+marca[çc](?:ão|ao)\b", re.IGNORECASE), "semmarcação"),
-    (re.compile(r"(?<!\w)без\s+(?:предварительной\s+)?записи(?!\w)", re.IGNORECASE), "беззаписи"),
-    (re.compile(r"\bpick(?:s|ed|ing)?[\s-]?up\b", re.IGNORECASE), "pickup"),
+    (re.compile(r"\bdrop[\s-]?ins?\b", re.IGNORECASE), "dropin", ("drop",)),
+    (re.compile(r"\bwalk[\s-]?ins?\b", re.IGNORECASE), "walkin", ("walk",)),
+    (re.compile(r"\bsem\s+marca[çc](?:ão|ao)\b", re.IGNORECASE), "semmarcação", ("marca",)),
+    (
+        re.compile(r"(?<!\w)без\s+(?:предварительной\s+)?записи(?!\w)", re.IGNORECASE),
+        "беззаписи",
+        ("записи",),
+    ),
+    (re.compile(r"\bpick(?:s|ed|ing)?[\s-]?up\b", re.IGNORECASE), "pickup", ("pick",)),
     # outdoors and a day's entry: "vocês fazem escalada ao ar livre?" said "nothing about
     # livre" beside "we DON'T have outdoor climbing trips"; "how much is a day pass?" had
     # nothing beside "entrada diária 13€"
@@ -272,6 +284,7 @@ _PHRASES = (
             re.IGNORECASE,
         ),
         "outdoor",
+        ("outdoor", "livre", "воздухе"),
     ),
     (
         re.compile(
@@ -280,6 +293,7 @@ _PHRASES = (
             re.IGNORECASE,
         ),
         "daypass",
+        ("day", "diári", "diari", "дневн"),
     ),
     # a driving licence: "can i leave my driving licence as deposit?" beside "водительские
     # права не берём"
@@ -290,6 +304,7 @@ _PHRASES = (
             re.IGNORECASE,
         ),
         "drivinglicence",
+        ("licen", "carta", "водительск"),
     ),
     # "gluten-free", "sem glúten", "без глютена": one word ("do you have gluten free cakes?"
     # beside "мы НЕ делаем ничего без глютена")
@@ -298,36 +313,16 @@ _PHRASES = (
             r"\bgluten[\s-]?free\b|\bsem\s+gl[úu]ten\b|(?<!\w)без\s+глютена(?!\w)", re.IGNORECASE
         ),
         "glutenfree",
+        ("gluten", "glúten", "глютен"),
     ),
 )
-
-
-# what each phrase above must contain (lower-cased): most texts hold none, and a substring
-# test costs a tenth of a pattern's search (tokens() runs on every sentence a question's quote
-# weighs: 35 -> 4 us a sentence of twenty words with the twelve phrases)
-_TRIGGERS = (
-    ("fim", "fins"),
-    ("mesmo", "same", "тот", "обращения"),
-    ("check",),
-    ("check",),
-    ("drop",),
-    ("walk",),
-    ("marca",),
-    ("записи",),
-    ("pick",),
-    ("outdoor", "livre", "воздухе"),
-    ("day", "diári", "diari", "дневн"),
-    ("licen", "carta", "водительск"),
-    ("gluten", "glúten", "глютен"),
-)
-assert len(_TRIGGERS) == len(_PHRASES)
 
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; hyphens and punctuation separate words."""
     low = text.lower()
-    for (phrase, word), keys in zip(_PHRASES, _TRIGGERS, strict=True):
-        if any(k in low for k in keys):
+    for phrase, word, keys in _PHRASES:
+        if any(k in low for k in keys):  # what it must contain: most texts hold no phrase
             text = phrase.sub(word, text)
     return [t.lower() for t in written_tokens(text)]
 

@@ -390,9 +390,7 @@ def pick_quote(
             if meaning is not None and home is not None and home(h.id):
                 score += WORLD_WEIGHT
             score += RANK_WEIGHT * h.score / top
-            # its words that stand for an asked one, as written, translated or an equivalent
-            standing = {w for w in held if {w, translates.get(w), *equivalents({w})} & asked}
-            refused = refuses(sentence, standing)
+            refused = refuses(sentence, held, asked, translates)
             quote = Quote(h.id, h.author, h.ts, clip(shown), score, holds_asked, refuses=refused)
             if log.isEnabledFor(logging.DEBUG):  # why a sentence won (GRAPHMEM_LOG_LEVEL=DEBUG)
                 log.debug(  # ids, not the chat's words

@@ -5,7 +5,7 @@ only after it (core/quote.py)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Protocol, TypeVar
 
 from core.identity import cognate_term
@@ -171,18 +171,23 @@ _REFUSAL = re.compile(
 )
 
 
-def refuses(sentence: str, asked: Set[str]) -> bool:
+def refuses(sentence: str, held: Set[str], asked: Set[str], translates: Mapping[str, str]) -> bool:
     """Whether the sentence refuses a thing the question asks about: a negation followed,
-    within three words, by one of `asked` (the lemmas of its words that stand for the
-    question's) that names a thing. It answers the question whatever else the question names: "vcs fazem catering p/
+    within three words, by one of its words (`held`, lemmas) that stands for an `asked` one,
+    as written, translated (`translates`: the word bridge) or an everyday equivalent, and
+    names a thing. It answers the question whatever else the question names: "vcs fazem catering p/
     festas?" said "nothing about festas" before "мы НЕ делаем кейтеринг", and "do u ship the
     pieces to Lisbon?" "nothing about Lisbon" before "no shipping of finished pieces". (Not a
     vague word: "we don't accept cash" refuses nothing "do you accept Revolut?" asks about.)"""
-    for m in _REFUSAL.finditer(sentence):
+    negations = list(_REFUSAL.finditer(sentence))
+    if not negations:  # most sentences: nothing more to read
+        return False
+    standing = {w for w in held if {w, translates.get(w), *equivalents({w})} & asked}
+    for m in negations:
         # the three words after it ("без глютена": one word, glutenfree); not those before:
         # "по понедельникам туры не проводим" refuses no tour in Spanish
         for low in tokens(sentence[m.end() :])[:3]:
             key = lemma(low)
-            if key in asked and low not in _VAGUE and key not in _VAGUE and names_a_thing(low):
+            if key in standing and low not in _VAGUE and key not in _VAGUE and names_a_thing(low):
                 return True
     return False

@@ -108,11 +108,13 @@ async def test_a_verbs_particle_and_a_yard_are_no_unknown_thing(use_core: Core) 
 
 
 def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
-    assert refuses("важно: мы НЕ делаем кейтеринг и не продаём еду", {"кейтеринг"})
-    assert refuses("also reminder: no shipping of finished pieces", {"ship"})
+    assert refuses(
+        "важно: мы НЕ делаем кейтеринг и не продаём еду", {"кейтеринг"}, {"кейтеринг"}, {}
+    )
+    assert refuses("also reminder: no shipping of finished pieces", {"ship"}, {"ship"}, {})
     # accepting is no thing: "we don't accept cash" does not answer "do you accept Revolut?"
-    assert not refuses("we don't accept cash", {"accept"})
-    assert not refuses("we ship to Portugal only, not to Spain", {"ship"})
+    assert not refuses("we don't accept cash", {"accept"}, {"accept"}, {})
+    assert not refuses("we ship to Portugal only, not to Spain", {"ship"}, {"ship"}, {})
 
 
 @pytest.mark.parametrize(
