@@ -400,6 +400,44 @@ async def test_an_import_batch_a_kill_tore_is_extracted_again_when_taken_up(
     await core.close()
 
 
+async def test_a_message_taken_up_again_confirms_its_fact_once(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """A kill can leave a message's change to a fact it confirmed (a second source, a higher
+    confidence) but not its mentions (kuzu 0.11.3: the COPYed edges do not come back from the
+    WAL). Taken up again, the message is read again as a torn one; its fact must not be
+    confirmed a second time by it (bench.crash, seed 335: confidence 0.96 -> 0.992 with the
+    same two sources)."""
+    from core.models import ImportItem
+
+    core = make_core(tmp_path, ontology)
+    lines = [("m1", "search requires SOC 2"), ("m2", "ok"), ("m3", "search exige SOC 2")]
+    items = [ImportItem(author="ann", text=t, message_id=i) for i, t in lines]
+    await core.remember_many(CHAT, items)
+
+    def seen(facts: list) -> set[tuple[str, float, tuple[str, ...]]]:  # type: ignore[type-arg]
+        return {(f.sentence(), round(f.confidence, 4), tuple(f.sources)) for f in facts}
+
+    want = seen(await core.facts(CHAT))
+    assert [srcs for _, _, srcs in want] == [("m1", "m3")]
+
+    def tear(store: object) -> None:
+        uid = store._u("m3")  # type: ignore[attr-defined]
+        store._exec(  # type: ignore[attr-defined]
+            "MATCH (m:Message {uid: $m})-[r:MENTIONS]->() WHERE m.chat = $chat DELETE r",
+            {"m": uid},
+        )
+
+    await core.pool.run(CHAT, tear)
+    await core.close()
+    with sqlite3.connect(tmp_path / "inbound.sqlite3") as db:
+        db.execute("UPDATE record SET done = 0 WHERE id = 'm3'")
+    core = make_core(tmp_path, ontology)
+    assert await durable.recover(core) == 1
+    assert seen(await core.facts(CHAT)) == want
+    await core.close()
+
+
 async def test_a_message_handled_before_is_not_extracted_again_when_sent_again(
     tmp_path: Path, ontology: Ontology
 ) -> None:
