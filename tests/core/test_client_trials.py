@@ -5,8 +5,7 @@ offline multilingual model. Each case failed on the build before its fix."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -16,15 +15,7 @@ from core.index.words import MessageIndex
 from core.language import key_tokens
 from core.service import Core
 from core.vocabulary import equivalents
-
-
-async def _first_line(core: Core, messages: Sequence[str], question: str) -> tuple[str, str]:
-    """What the answer quotes or says first, and the whole answer (for the failure message)."""
-    start = datetime(2026, 11, 2, 9, tzinfo=UTC)
-    for i, text in enumerate(messages):  # a minute apart, in order
-        await core.remember("c", author="Ana", text=text, ts=start + timedelta(minutes=i))
-    got = await core.ask("c", question)
-    return got.answer.splitlines()[0], got.answer
+from tests.core.replay import first_line
 
 
 def test_weekdays_as_a_schedule_abbreviates_them_are_the_weekdays() -> None:
@@ -63,7 +54,7 @@ PHARMACY = (
     ],
 )
 async def test_a_pharmacys_client_questions(use_core: Core, question: str, quoted: str) -> None:
-    first, answer = await _first_line(use_core, PHARMACY, question)
+    first, answer = await first_line(use_core, PHARMACY, question)
     assert quoted in first, answer
 
 
@@ -90,7 +81,7 @@ MOVERS = (
     ],
 )
 async def test_a_movers_client_questions(use_core: Core, question: str, quoted: str) -> None:
-    first, answer = await _first_line(use_core, MOVERS, question)
+    first, answer = await first_line(use_core, MOVERS, question)
     assert quoted in first, answer
 
 
@@ -107,10 +98,10 @@ async def test_a_question_its_writer_answers_is_read_with_the_answer(use_core: C
     """ "moving house? transfer is free ..." was skipped as a question and the next message
     read as its reply: "vou mudar de casa" quoted the plan upgrade."""
     question = "vou mudar de casa, o que acontece ao contrato?"
-    first, answer = await _first_line(use_core, ISP, question)
+    first, answer = await first_line(use_core, ISP, question)
     assert "transfer is free" in first, answer
     # a question that asks someone stays a question: its aside answers nothing
-    first, answer = await _first_line(use_core, (), "onde fica o vosso escritório?")
+    first, answer = await first_line(use_core, (), "onde fica o vosso escritório?")
     assert "я ухожу в 17" not in first, answer
 
 
@@ -132,7 +123,7 @@ YOGA = (
     ],
 )
 async def test_a_yoga_studios_client_questions(use_core: Core, question: str, quoted: str) -> None:
-    first, answer = await _first_line(use_core, YOGA, question)
+    first, answer = await first_line(use_core, YOGA, question)
     assert quoted in first, answer
 
 
@@ -143,7 +134,7 @@ async def test_a_deposit_is_a_sinal(use_core: Core) -> None:
         "property management is 20% of rental income",
         "banks usualy lend up to 70% to non residents",
     )
-    first, answer = await _first_line(
+    first, answer = await first_line(
         use_core, messages, "how much is the deposit to reserve a property?"
     )
     assert "sinal p/ reservar" in first, answer
@@ -175,7 +166,7 @@ async def test_a_cleaning_service_and_a_cafes_client_questions(
     use_core: Core, question: str, quoted: str
 ) -> None:
     """Trials of 2026-12-05, third round (written by helpers blind to the bot)."""
-    first, answer = await _first_line(use_core, CLEANING_AND_CAFE, question)
+    first, answer = await first_line(use_core, CLEANING_AND_CAFE, question)
     assert quoted in first, answer
 
 
@@ -191,7 +182,7 @@ HOTEL = (
 async def test_an_update_that_names_less_is_still_shown_after_the_quote(use_core: Core) -> None:
     """A hotel: the update does not say "Lisbon", so it was no restatement of the quote,
     and the client read only the old price."""
-    got = await _first_line(use_core, HOTEL, "how much is the transfer from Lisbon airport?")
+    got = await first_line(use_core, HOTEL, "how much is the transfer from Lisbon airport?")
     assert "65€" in got[0], got[1]
     assert "now 75€" in got[1], got[1]
 
@@ -206,7 +197,7 @@ async def test_an_update_that_names_less_is_still_shown_after_the_quote(use_core
 async def test_a_hotels_and_a_vets_client_questions(
     use_core: Core, question: str, quoted: str
 ) -> None:
-    first, answer = await _first_line(use_core, HOTEL, question)
+    first, answer = await first_line(use_core, HOTEL, question)
     assert quoted in first, answer
 
 
@@ -218,7 +209,7 @@ async def test_a_weekday_is_no_translation_of_day(use_core: Core) -> None:
         "pack de 5 aulas de grupo 150€",
         "surfskate class tuesdays 6pm, 20€",
     )
-    _, answer = await _first_line(use_core, messages, "сколько стоит взять мягкую доску на день?")
+    _, answer = await first_line(use_core, messages, "сколько стоит взять мягкую доску на день?")
     assert "15€ в день" in answer, answer
     assert "surfskate" not in answer, answer
 
@@ -235,7 +226,7 @@ async def test_an_update_that_names_the_old_price_is_shown_across_languages(
         "обновление: интенсив A1 теперь стоит 520€, а не 480",
         "we also do CIPLE exam prep, separate 6-week course, 390€",
     )
-    _, answer = await _first_line(use_core, messages, "how much is the intensive beginner course?")
+    _, answer = await first_line(use_core, messages, "how much is the intensive beginner course?")
     assert "480€" in answer and "520€" in answer, answer
 
 
@@ -263,7 +254,7 @@ SHOP = (
 )
 async def test_where_the_shop_is_is_answered_by_its_address(use_core: Core, question: str) -> None:
     """Five of six trial companies of 2026-12-05 late missed an address question."""
-    first, answer = await _first_line(use_core, SHOP, question)
+    first, answer = await first_line(use_core, SHOP, question)
     assert "Ferreira Borges 88" in first, answer
 
 
@@ -290,7 +281,7 @@ CAFE = (
     ],
 )
 async def test_a_cafes_client_questions(use_core: Core, question: str, shown: str) -> None:
-    _, answer = await _first_line(use_core, CAFE, question)
+    _, answer = await first_line(use_core, CAFE, question)
     assert shown in answer and not answer.startswith(("Пока у меня нет", "Ainda não", "I have")), (
         answer
     )
@@ -319,7 +310,7 @@ async def test_a_place_asked_in_portuguese_is_found_in_russian(use_core: Core) -
         "wifi p/ clientes: rede PadariaLuz, pass nata2024",
         "cães pequenos podem ficar na esplanada, dentro nao por causa da higiene",
     )
-    first, answer = await _first_line(use_core, messages, "vcs entregam em Cascais? qto fica?")
+    first, answer = await first_line(use_core, messages, "vcs entregam em Cascais? qto fica?")
     assert "25€" in first, answer
 
 
@@ -352,7 +343,7 @@ async def test_the_days_asked_are_held_by_the_weekdays_named(use_core: Core) -> 
         "Wisdom tooth removal: 90€ simple, 150€ if it's surgical",
     )
     question = "which dentist does implants and on what days?"
-    first, answer = await _first_line(use_core, messages, question)
+    first, answer = await first_line(use_core, messages, question)
     assert "quartas e quintas" in first, answer
 
 
@@ -366,7 +357,7 @@ async def test_an_update_the_questions_words_do_not_find_is_shown(use_core: Core
     its correction shares no word with the question, so it was never a candidate: the quote's
     own words find it."""
     question = "сколько стоит кератиновое выпрямление волос?"
-    first, answer = await _first_line(use_core, _staff("hairsalon"), question)
+    first, answer = await first_line(use_core, _staff("hairsalon"), question)
     assert "90€" in first, answer
     assert "keratin now 95€" in answer, answer
 
@@ -378,7 +369,7 @@ async def test_the_number_asked_beside_a_phone_is_the_phones(use_core: Core) -> 
         "Ночные вызовы (после 20:00) и выходные — двойной тариф за выезд.",
         "Orçamentos são gratuitos se o trabalho for aceite, senão cobramos só a deslocação.",
     )
-    first, answer = await _first_line(use_core, messages, "какой у вас номер телефона?")
+    first, answer = await first_line(use_core, messages, "какой у вас номер телефона?")
     assert "22 508 4417" in first and not answer.startswith("Пока"), answer
 
 
@@ -392,7 +383,7 @@ async def test_a_place_named_in_the_other_script_is_quoted_however_far(use_core:
         "Orçamentos são gratuitos se o trabalho for aceite, senão cobramos só a deslocação.",
         "Ночные вызовы (после 20:00) и выходные — двойной тариф за выезд.",
     ]
-    first, answer = await _first_line(use_core, messages, "Вы выезжаете в Эшпинью?")
+    first, answer = await first_line(use_core, messages, "Вы выезжаете в Эшпинью?")
     assert "Espinho" in first, answer
 
 
@@ -400,7 +391,7 @@ async def test_an_update_of_a_labelled_sentence_is_shown_after_it(use_core: Core
     """ "caução: 300€ bloqueados no cartão de crédito" is a label and what it labels; alone the
     label was the sentence its update was compared with, and "correção: a caução subiu para
     500€" was 0.311 from the whole of it, under the line of 0.313: the old deposit alone."""
-    _, answer = await _first_line(use_core, _staff("carrental"), "qual é a caução?")
+    _, answer = await first_line(use_core, _staff("carrental"), "qual é a caução?")
     assert "500€" in answer, answer
 
 
@@ -419,7 +410,7 @@ async def test_an_update_in_other_words_is_found_by_their_equivalents(use_core: 
     """ "correção: a partir de 1 de março a aula avulsa passa a 38€" shares no word with "a
     single driving lesson is 35€ for 50 minutes"; the quote's own words found it once their
     everyday equivalents were searched too (lesson / aula)."""
-    _, answer = await _first_line(
+    _, answer = await first_line(
         use_core, _staff("drivingschool"), "how much is a single lesson now?"
     )
     assert "38€" in answer, answer
@@ -438,7 +429,7 @@ async def test_whether_a_thing_is_accepted_paid_or_usual_names_no_thing(
 ) -> None:
     """ "nothing about aceitam" (accept), "платная" (paid), "обычная" (usual): the thing is
     asked about, not these."""
-    first, answer = await _first_line(use_core, _staff(chat), question)
+    first, answer = await first_line(use_core, _staff(chat), question)
     assert word not in first, answer
 
 
@@ -494,5 +485,5 @@ async def test_a_trial_chats_question_quotes_its_answer(
 ) -> None:
     """Questions of the trial chats (tests/fixtures/trials), each asked after the chat's staff
     messages: the answer's first line holds what answers it."""
-    first, answer = await _first_line(use_core, _staff(chat), question)
+    first, answer = await first_line(use_core, _staff(chat), question)
     assert quoted in first, answer

@@ -15,7 +15,7 @@ from core.langid import detect_language
 from core.restated import _values
 from core.service import Core
 from core.unknown import refuses, said_somewhere
-from tests.core.test_client_trials import _first_line
+from tests.core.replay import first_line
 
 
 def _staff_before(chat: str, question: str) -> list[str]:
@@ -82,7 +82,7 @@ def test_a_word_the_chat_lacks_is_found_by_its_cognate() -> None:
 async def test_a_later_trial_chats_question_quotes_its_answer(
     use_core: Core, chat: str, question: str, quoted: str
 ) -> None:
-    first, answer = await _first_line(use_core, _staff_before(chat, question), question)
+    first, answer = await first_line(use_core, _staff_before(chat, question), question)
     assert quoted in first, answer
 
 
@@ -98,7 +98,7 @@ async def test_a_verbs_particle_and_a_yard_are_no_unknown_thing(use_core: Core) 
     """The twelfth round's garden service: "can u cut down a big pine tree in my yard?" said
     "nothing about down, pine, yard"; a particle names nothing and a yard is a garden, so
     only the pine is unknown, and the sentence that refuses big trees follows."""
-    _, answer = await _first_line(
+    _, answer = await first_line(
         use_core,
         _staff_before("gardening", "can u cut down a big pine tree in my yard?"),
         "can u cut down a big pine tree in my yard?",
@@ -179,5 +179,5 @@ async def test_a_later_trial_chats_answer_shows_its_answer(
 ) -> None:
     """The answer shows the text, in its first line or in the later update under it, and does
     not say first that it has nothing about a word of the question."""
-    _, answer = await _first_line(use_core, _staff_before(chat, question), question)
+    _, answer = await first_line(use_core, _staff_before(chat, question), question)
     assert shown in answer and not says_it_does_not_know(answer, detect_language(question)), answer

@@ -1,0 +1,18 @@
+"""Shared by the client-trial tests: a chat's staff messages told to the core, then a
+client's question asked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from core.service import Core
+
+
+async def first_line(core: Core, messages: Sequence[str], question: str) -> tuple[str, str]:
+    """What the answer quotes or says first, and the whole answer (for the failure message)."""
+    start = datetime(2026, 11, 2, 9, tzinfo=UTC)
+    for i, text in enumerate(messages):  # a minute apart, in order
+        await core.remember("c", author="Ana", text=text, ts=start + timedelta(minutes=i))
+    got = await core.ask("c", question)
+    return got.answer.splitlines()[0], got.answer
