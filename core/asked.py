@@ -29,11 +29,12 @@ YOU_PLACE = frozenset(
 # answers them, no sentence has to say "shop" (five of six trial companies of 2026-12-05 late)
 PREMISES = frozenset(
     key_tokens(
-        "shop store office clinic studio salon gym bakery cafe workshop garage agency premises "
-        "centre center centro центр "
+        "shop store office clinic studio salon gym bakery cafe café workshop garage agency "
+        "premises centre center centro центр school restaurant hotel warehouse "
         "loja escritório escritorio clínica clinica estúdio salão academia ginásio padaria "
-        "oficina agência sede "
-        "магазин офис клиника студия салон пекарня кафе мастерская агентство спортзал"
+        "oficina agência sede escola restaurante armazém "
+        "магазин офис клиника студия салон пекарня кафе мастерская агентство спортзал школа "
+        "ресторан отель гостиница склад"
     )
 )
 _ADDRESS_WORDS = "address endereço morada адрес street st rua av avenida улица ул проспект"
@@ -127,6 +128,31 @@ TIME = re.compile(
     rf"|(?i:\b(?:{_WEEKDAYS}|{_MONTHS}|{_RELATIVE})\b)"
 )
 
+# "are you open on saturday?", "vocês abrem ao domingo?", "вы открыты в субботу?": a sentence
+# that writes opening hours or a closing answers whether it is open, without the word ("are
+# you open on saturday?" quoted "я открываю, буду к 7:40" over "Sat 9:00-14:00, closed
+# Sundays"; the client trials of 2026-12-06, fourteenth round)
+OPENING = frozenset(
+    key_tokens(
+        "open opens opening aberto aberta abre abrem abrir funciona funcionam открыт открыты "
+        "открыто работаете работает"
+    )
+)
+_CLOCK_AT = r"\d{1,2}(?:[:h.]\d{2}|h|\s?(?:am|pm))"
+_SCHEDULE = re.compile(
+    rf"\b{_CLOCK_AT}\s*(?:-|–|—|to|até|ate|às|as|a|до)\s*\d{{1,2}}(?:[:h.]\d{{2}}|h|\s?(?:am|pm))?"
+    r"|(?i:\bdas\s\d{1,2}\s(?:às|as|até)\s\d{1,2}\b)"
+    r"|(?i:(?<!\w)с\s?\d{1,2}(?::\d{2})?\s?до\s?\d{1,2})"
+    r"|(?i:\b(?:closed|fechad[oa]s?|encerrad[oa]s?|закрыт\w*|выходной)\b)"
+)
+
+
+def writes_schedule(sentence: str) -> bool:
+    """Whether the sentence writes opening hours ("Sat 9:00-14:00", "с 9 до 21") or a
+    closing ("closed Sundays"): it answers whether the company is open."""
+    return bool(_SCHEDULE.search(sentence))
+
+
 # the words that ask only for a number: a sentence with a number in it holds them ("how
 # much is a flexible desk?" is asked by "a mesa flexível custa 120 euros")
 HOW_MUCH = frozenset(
@@ -136,6 +162,9 @@ HOW_MUCH = frozenset(
     )
 )
 _CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")  # "8:30" ("at 8" alone leaves ":30" behind)
+# a clock time the question writes ("open at 14:30?", "at 4pm"): when, not a number a sentence
+# must hold (the schedule that answers it writes other times)
+CLOCK_ASKED = re.compile(r"\b\d{1,2}(?:[:h]\d{2}|\s?(?:am|pm)\b)", re.IGNORECASE)
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s?(?i:min\w*|hours?|hrs?|days?|weeks?|months?|years?|horas?|dias?|"
     r"semanas?|m[eê]s|meses|anos?|минут\w*|час\w*|дн\w*|день|недел\w*|месяц\w*|год\w*|лет)\b"
@@ -218,7 +247,10 @@ QUESTION_FILLER = frozenset(
         # coming is how, not what: "можно прийти без записи?" asks about walking in, and
         # "прийти", which no answer holds, lost "walk-ins only on Fridays" to an update
         # (not "come": Portuguese for "eats", "O que o Monty come?")
-        "vir прийти приходить"
+        "vir прийти приходить "
+        # "still" asks whether it holds now, nothing a sentence holds: "В субботу в 14:30 вы
+        # ещё открыты?" asked "ещё"
+        "still ainda ещё еще"
     )
 )
 

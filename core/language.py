@@ -52,14 +52,14 @@ STOPWORDS = frozenset(
 TIME_WORDS = frozenset(
     """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday weekday weekdays weekend weekends
-    next last this today tomorrow
+    next last this today tomorrow morning afternoon evening tonight
     yesterday now janeiro fevereiro março marco abril maio junho julho agosto setembro outubro
     novembro dezembro segunda terça terca quarta quinta sexta sábado sabado domingo segundas
     terças quartas quintas sextas sábados domingos próximo
-    proximo próxima proxima hoje amanhã amanha ontem agora январь февраль март апрель май июнь
+    proximo próxima proxima hoje amanhã amanha ontem agora manhã manha tarde noite январь февраль март апрель май июнь
     июль август сентябрь октябрь ноябрь декабрь понедельник вторник среда четверг пятница
     суббота воскресенье выходные выходной будни будний следующий прошлый этот сегодня завтра
-    вчера""".split()
+    вчера утро утром днём днем вечер вечером ночью""".split()
 )
 
 
@@ -315,6 +315,9 @@ _PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         "glutenfree",
         ("gluten", "glúten", "глютен"),
     ),
+    # Portugal's phone payment, written "MB Way", "MBWay" or "mbway" ("posso pagar com mbway?"
+    # said it had nothing beside "card, MB Way or cash")
+    (re.compile(r"\bmb[\s-]?way\b", re.IGNORECASE), "mbway", ("mb",)),
 )
 
 

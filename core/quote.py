@@ -36,12 +36,14 @@ import numpy.typing as npt
 from core.asked import (
     ADDRESS,
     ADDRESS_ASKED,
+    CLOCK_ASKED,
     CONTACT_ASKED,
     CONTACT_NUMBER,
     EMAIL_ASKED,
     HOW_LONG,
     HOW_MUCH,
     MONEY,
+    OPENING,
     PHONE_ASKED,
     PREMISES,
     PRICE_ASKED,
@@ -57,6 +59,7 @@ from core.asked import (
     asks_contact,
     question_words,
     without_times,
+    writes_schedule,
 )
 from core.language import (
     key_tokens,
@@ -212,6 +215,7 @@ def pick_quote(
     # none, "CTO" or "PayPal", is asked about)
     # (and as the index reads them: "Монти" is lemmatised as a verb, "монтить")
     asked = own - {t for n in entity_names for t in (*name_key(n).split(), *index_tokens(n))}
+    asked -= {t for m in CLOCK_ASKED.finditer(question) for t in index_tokens(m.group())}
     if amount:  # held by a number, not by the words
         asked -= HOW_MUCH | HOW_LONG
     if PRICE_ASKED.search(question):
@@ -300,6 +304,8 @@ def pick_quote(
             key = " ".join(key_tokens(f"{own_q} {sentence}"))
             held = set(index_tokens(sentence)) | set(index_tokens(own_q)) | (label if i else set())
             meant = held | answered_about(held)  # what it says, in any of the three languages
+            if writes_schedule(sentence):  # "Sat 9:00-14:00" says whether it is open
+                meant |= OPENING
             greeting = _GREETING.match(sentence)
             short = greeting and len(index_tokens(sentence[greeting.end() :])) < CHITCHAT_TOKENS
             if short and not (asked and asked <= meant):

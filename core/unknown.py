@@ -99,7 +99,10 @@ _VAGUE = frozenset(
     "down off away "
     # all of it, and "pelo" (by the), read as the verb "pelar": "do I pay everything
     # upfront?" said "nothing about everything", "há caução pelo equipamento?" "... pelo"
-    "everything tudo всё pelo pela pelar".split()
+    "everything tudo всё pelo pela pelar "
+    # who serves the client and when they finish: "posso pagar com mbway ao tecnico quando ele
+    # acabar?" said "nothing about tecnico, acabar" beside "card, MB Way or cash"
+    "technician técnico tecnico courier estafeta курьер мастер acabar terminar".split()
 )
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from bench.answers import says_it_does_not_know
 from bench.trials import TRIALS, Asked, Said, read
+from core.asked import writes_schedule
 from core.index.words import MessageIndex
 from core.langid import detect_language
 from core.restated import _values
@@ -107,6 +108,39 @@ async def test_a_verbs_particle_and_a_yard_are_no_unknown_thing(use_core: Core) 
     assert "yard" not in answer.splitlines()[0] and "спил больших деревьев" in answer, answer
 
 
+def test_opening_hours_and_a_closing_are_a_schedule_a_range_of_amounts_is_not() -> None:
+    for said in (
+        "Mon-Fri 8:00-19:00, Sat 9:00-14:00",
+        "seg-sáb 8h às 19h",
+        "с 9 до 21",
+        "open 9am to 6pm",
+        "das 9 às 18",
+        "closed Sundays",
+        "domingo fechado",
+    ):
+        assert writes_schedule(said), said
+    for said in (
+        "delivery in 3-5 days",
+        "custa 30-40 euros",
+        "de 10 a 20 pessoas",
+        "я открываю, буду к 7:40",
+        "at 8:30 we meet",
+    ):
+        assert not writes_schedule(said), said
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["are you open on saturday?", "Vcs abrem ao domingo?", "В субботу в 14:30 вы ещё открыты?"],
+)
+async def test_a_schedule_answers_whether_it_is_open(use_core: Core, question: str) -> None:
+    """The fourteenth round's bike courier: "are you open on saturday?" quoted a colleague's
+    "я открываю" (I open up) over the hours, which do not say "open"."""
+    said = ["я открываю, буду к 7:40", "hours: Mon-Fri 8:00-19:00, Sat 9:00-14:00, closed Sundays"]
+    first, answer = await first_line(use_core, said, question)
+    assert "Sat 9:00-14:00" in first, answer
+
+
 def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
     assert refuses(
         "важно: мы НЕ делаем кейтеринг и не продаём еду", {"кейтеринг"}, {"кейтеринг"}, {}
@@ -172,6 +206,15 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         ("dance", "вы работаете в августе?", "só fechamos de 1 a 15 de agosto"),
         ("computershop", "сколько стоит поставить SSD?", "installed incl. cloning = 75€"),
         ("eventdj", "extra hour cost?", "доп. час теперь 100€"),
+        # the fourteenth round (a bike courier, an exam centre, a car detailer, an appliance
+        # repair service, a children's party centre, a coffee roastery; 59 / 90 as first
+        # run): a schedule or a closing says whether it is open, a clock time and "ещё"
+        # (still) are no asked words; a morning is a time, not a thing; "MB Way" is one word;
+        # a technician and finishing name no thing; a café is the premises
+        ("cardetailing", "Can I book you for tomorrow morning?", "48h de antecedência"),
+        ("appliances", "posso pagar com mbway ao tecnico quando ele acabar?", "card, MB Way"),
+        ("bikecourier", "можно заплатить курьеру наличными?", "dinheiro não aceitamos"),
+        ("roastery", "where exactly is the café?", "Rua de São Paulo 148"),
     ],
 )
 async def test_a_later_trial_chats_answer_shows_its_answer(
