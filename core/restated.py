@@ -108,6 +108,11 @@ def said_later(
 
 
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)?")  # not the 1 of "A1"
+# the value an update says it replaces: "now 30€, not 25", "agora 20€, não 18€", "а не 25"
+_REPLACED = re.compile(
+    r"(?i)(?:\bnot|\bnão|\bnao|(?<!\w)а не|(?<!\w)вместо|\binstead of|\bem vez de)\s+"
+    r"(\d+(?:[.,]\d+)?)"
+)
 # a number written out ("group lessons are now max six riders"; not one, which is also "a":
 # "um", "uma") and a weekday ("паста-воркшоп теперь по средам, не по четвергам") are values
 # an update gives as a digit is
@@ -251,7 +256,13 @@ def update_of(
             if not UPDATE.search(shown) or (old and not new - old):
                 continue
             toks = set(index_tokens(part))
-            if own & toks or heard & {sound_term(t) for t in toks}:
+            # by dictionary form and as written ("garantia", read as the verb "garantir")
+            sounds = {sound_term(t) for t in toks} | {sound_term(w) for w in tokens(part)}
+            # or the quote's own number as the one replaced, in any language: "поправка:
+            # срочный выезд теперь 30€, а не 25" shares no word with "urgências no mesmo dia:
+            # mais 25€ de taxa" (the fourteenth round of the client trials)
+            replaced = {m.group(1) for m in _REPLACED.finditer(shown)} & old
+            if own & toks or heard & sounds or replaced:
                 parts.append((w, part, shown))
     if not parts:
         return None

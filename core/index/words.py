@@ -63,12 +63,23 @@ def _indexed(text: str) -> list[tuple[str, str]]:
     ]
 
 
-def _sounds(toks: list[str]) -> list[str]:
+def _sounds(indexed: list[tuple[str, str]]) -> list[str]:
     """The postings a message's words also get by their sound, so that a question in another
     script finds a loanword ("do you do apostille?" against "Апостиль мы сами не ставим",
-    which shares no token with it and was not among the evidence)."""
-    return [f"~{term}" for t in toks if (term := sound_term(t)) is not None] + [
-        f"~{term}" for t in toks if (term := cognate_term(t)) is not None
+    which shares no token with it and was not among the evidence): a word's dictionary form,
+    and the word as written when its form sounds otherwise, as a question's words are heard
+    (MessageIndex.bm25_scores): the lemmatiser reads "garantia" as the verb "garantir"
+    (grntr), so "a garantia agora é de 12 meses" did not sound like "гарантия" (grnt) and
+    was never found as the update of "гарантия на ремонт — 6 месяцев" (the fourteenth
+    round of the client trials)."""
+    heard = [
+        term
+        for w, key in indexed
+        for term in dict.fromkeys((sound_term(key), sound_term(w.lower())))
+        if term is not None
+    ]
+    return [f"~{term}" for term in heard] + [
+        f"~{term}" for _, t in indexed if (term := cognate_term(t)) is not None
     ]
 
 
@@ -129,11 +140,12 @@ class MessageIndex:
                 t for t in akey.split() if len(t) > 2 and t not in STOPWORDS
             }
         self._ts.append(_utc(ts).timestamp())
-        toks = index_tokens(text)
+        indexed = _indexed(text)
+        toks = [key for _, key in indexed]
         self._lengths.append(len(toks))
         self._same.append(self._texts.setdefault(_words_key(toks, text), row))
         self._total += len(toks)
-        self._post(row, toks + _sounds(toks))
+        self._post(row, toks + _sounds(indexed))
 
     def retext(self, message_id: str, text: str) -> None:
         """An edited message: its words and text become the new ones (row, author and time
@@ -141,8 +153,8 @@ class MessageIndex:
         row = self.row_of.get(message_id)
         if row is None:
             return
-        old_toks = index_tokens(self.texts[row])
-        for tok in set(old_toks + _sounds(old_toks)):
+        old = _indexed(self.texts[row])
+        for tok in set([key for _, key in old] + _sounds(old)):
             rows, tfs = self._postings[tok]
             at = rows.index(row)
             del rows[at], tfs[at]
@@ -157,13 +169,14 @@ class MessageIndex:
                 self._same[r] = twins[0]
             if twins:
                 self._texts[old_key] = twins[0]
-        toks = index_tokens(text)
+        indexed = _indexed(text)
+        toks = [key for _, key in indexed]
         self._total += len(toks) - self._lengths[row]
         self._lengths[row] = len(toks)
         self._same[row] = self._texts.setdefault(_words_key(toks, text), row)
         self.texts[row] = text
         self._arrays = None
-        self._post(row, toks + _sounds(toks))
+        self._post(row, toks + _sounds(indexed))
 
     def _post(self, row: int, toks: list[str]) -> None:
         """The row's postings: each token with its count in the row."""

@@ -87,6 +87,19 @@ async def test_a_later_trial_chats_question_quotes_its_answer(
     assert quoted in first, answer
 
 
+def test_a_word_is_heard_as_written_when_its_dictionary_form_sounds_otherwise() -> None:
+    """ "garantia" is read as the verb "garantir" (grntr); as written it sounds like
+    "гарантия" (grnt), so the quote's own words find the Portuguese correction."""
+    index = MessageIndex()
+    ts = datetime(2026, 11, 2, 9, tzinfo=UTC)
+    index.add("m1", "Olga", "гарантия на ремонт — 6 месяцев на работу и запчасти", ts)
+    index.add("m2", "Dmitri", "запчасти для Bosch приходят за 3-5 рабочих дней", ts)
+    index.add("m3", "Rui", "correção: a garantia agora é de 12 meses, não meio ano", ts)
+    assert 2 in index.bm25("гарантия", 5)
+    index.retext("m3", "ok")  # an edit takes its sounds away too
+    assert index.bm25("гарантия", 5) == [0]
+
+
 def test_an_update_gives_a_spelled_number_or_a_weekday() -> None:
     """ "now max six riders" updates "max 4 riders", "теперь по средам, не по четвергам" the
     Thursdays: a value as a digit is; one is also "a", so it is none."""
@@ -214,6 +227,11 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         ("cardetailing", "Can I book you for tomorrow morning?", "48h de antecedência"),
         ("appliances", "posso pagar com mbway ao tecnico quando ele acabar?", "card, MB Way"),
         ("bikecourier", "можно заплатить курьеру наличными?", "dinheiro não aceitamos"),
+        # a correction in the other language: found by its word as written ("garantia", read
+        # as the verb "garantir", did not sound like "гарантия"), or naming the quote's number
+        # as the one it replaces ("а не 25" under "mais 25€ de taxa", no word shared)
+        ("appliances", "Какая гарантия будет на ремонт холодильника?", "12 meses"),
+        ("appliances", "do u do same day visits? how much extra does it cost", "теперь 30€"),
         ("roastery", "where exactly is the café?", "Rua de São Paulo 148"),
     ],
 )
