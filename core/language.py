@@ -43,7 +43,7 @@ STOPWORDS = frozenset(
     когда почему как ли это этот эта эти мне нам про есть у же ты вы мы он она они
     if если
     meu minha meus minhas teu tua teus tuas seu sua seus suas nosso nossa nossos nossas
-    dele dela deles delas мой моя моё мое мои твой твоя твои наш наша наше наши ваш ваша
+    dele dela deles delas comigo contigo conosco connosco мой моя моё мое мои твой твоя твои наш наша наше наши ваш ваша
     ваше ваши свой своя свои его её ее их""".split()
 )
 
@@ -316,8 +316,17 @@ _PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         ("gluten", "glúten", "глютен"),
     ),
     # Portugal's phone payment, written "MB Way", "MBWay" or "mbway" ("posso pagar com mbway?"
-    # said it had nothing beside "card, MB Way or cash")
+    # said it had nothing beside "card, MB Way or cash"); American Express is Amex
     (re.compile(r"\bmb[\s-]?way\b", re.IGNORECASE), "mbway", ("mb",)),
+    (re.compile(r"\bamerican[\s-]+express\b", re.IGNORECASE), "amex", ("american",)),
+    # breakfast, and aqua aerobics: one word each ("Até que horas servem o pequeno-almoço?"
+    # said it had nothing about "almoço", lunch)
+    (re.compile(r"\bpequenos?[\s-]+almo[çc]os?\b", re.IGNORECASE), "pequenoalmoço", ("pequen",)),
+    (
+        re.compile(r"\baqua[\s-]?aer[oó]bics?\b|(?<!\w)аква[\s-]?аэробик\w*", re.IGNORECASE),
+        "aquaaerobics",
+        ("aqua", "аква"),
+    ),
 )
 
 

@@ -41,8 +41,8 @@ Quote = TypeVar("Quote", bound=Quoted)
 # not 65", "correção: o pack agora é 160€", "обновление: интенсив A1 теперь стоит 520€, а не 480"
 UPDATE = re.compile(
     r"(?i)\b(?:updated?|correction|corrected|now|no longer|anymore|atualiza\w*|correção|"
-    r"correcao|agora|passou a|passa a|já não|ja nao|обновлени\w*|исправлени\w*|теперь|уже не|"
-    r"больше не)\b|(?:\bnot|\bnão|\bnao|а не)\s+\d"
+    r"correcao|agora|passou a|passa a|já não|ja nao|обновлени\w*|исправлени\w*|поправк\w*|"
+    r"теперь|уже не|больше не)\b|(?:\bnot|\bnão|\bnao|(?<!\w)а не|(?<!\w)не до)\s+\d"
 )
 
 
@@ -108,10 +108,12 @@ def said_later(
 
 
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)?")  # not the 1 of "A1"
-# the value an update says it replaces: "now 30€, not 25", "agora 20€, não 18€", "а не 25"
+# the value an update says it replaces: "now 30€, not 25", "agora 20€, não 18€", "а не 25",
+# "до 16:00, не до 18"
 _REPLACED = re.compile(
-    r"(?i)(?:\bnot|\bnão|\bnao|(?<!\w)а не|(?<!\w)вместо|\binstead of|\bem vez de)\s+"
-    r"(\d+(?:[.,]\d+)?)"
+    r"(?i)(?:\bnot|\bnão|\bnao|(?<!\w)не|(?<!\w)вместо|\binstead of|\bem vez de)\s+"
+    # "не до 18", "not until 6", "não até às 18h"
+    r"(?:(?:до|until|till|at|até|ate|às|as)\s+)*(\d+(?:[.,]\d+)?)"
 )
 # a number written out ("group lessons are now max six riders"; not one, which is also "a":
 # "um", "uma") and a weekday ("паста-воркшоп теперь по средам, не по четвергам") are values
@@ -200,7 +202,12 @@ def _newest(
         and q.ts > best.ts
         and (best_asked <= matched or q.message_id in updates)
     ]
-    return max(newer, key=lambda q: (q.ts, q.score)) if newer else None
+    # one that holds every asked word the quote holds before one that only says it is an
+    # update: "a carrinha pequena passa a 38€/hora" before the newer "the minimum for the
+    # large van is now 4 hours" under the small van's price (the movers' trial chat, once a
+    # van was "carrinha")
+    whole = [q for q, matched in same_thing if q in newer and best_asked <= matched]
+    return max(whole or newer, key=lambda q: (q.ts, q.score)) if newer else None
 
 
 # BM25's idf of a word at most ~15% of the chat's messages hold (1.5 = log(1 + 3.5))

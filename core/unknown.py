@@ -102,7 +102,11 @@ _VAGUE = frozenset(
     "everything tudo всё pelo pela pelar "
     # who serves the client and when they finish: "posso pagar com mbway ao tecnico quando ele
     # acabar?" said "nothing about tecnico, acabar" beside "card, MB Way or cash"
-    "technician técnico tecnico courier estafeta курьер мастер acabar terminar".split()
+    "technician técnico tecnico courier estafeta курьер мастер acabar terminar "
+    # a coach the lesson is with, "more" of a price, how far ahead: "сколько стоит
+    # индивидуальное занятие с тренером?", "quanto custa a mais ...?", "com quanto tempo de
+    # antecedência tenho de marcar?" said they had nothing about тренером, mais, antecedência
+    "coach trainer treinador тренер mais antecedência antecedencia advance заранее".split()
 )
 
 

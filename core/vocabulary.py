@@ -121,6 +121,15 @@ lift elevator | elevador | лифт
 lesson lessons class classes | aula aulas | урок уроки занятие занятия
 group groups | grupo grupos turma turmas | группа группы групповой
 teacher teachers instructor instructors | professor professora instrutor instrutores | преподаватель учитель инструктор
+coach trainer trainers | treinador treinadora treinadores | тренер тренера тренером
+private individual | particular particulares individual | индивидуальный индивидуальное частный
+van vans | carrinha carrinhas | фургон фургона
+breakfast | pequenoalmoço | завтрак
+lunch | almoço | обед
+motorhome motorhomes campervan | autocaravana autocaravanas | автодом кемпер
+cheque cheques | cheque cheques | чек чеком чеки
+sedation sedative | sedação sedativo calmante | седация успокоительное
+aquaaerobics | hidroginástica hidroginastica | аквааэробика
 student students | aluno alunos estudante estudantes | студент студенты ученик ученики
 home house | casa domicílio | дом
 parking park | estacionamento estacionar | парковка парковаться припарковаться парковать

@@ -13,9 +13,11 @@ from bench.trials import TRIALS, Asked, Said, read
 from core.asked import writes_schedule
 from core.index.words import MessageIndex
 from core.langid import detect_language
-from core.restated import _values
+from core.language import key_tokens
+from core.restated import _REPLACED, UPDATE, _values
 from core.service import Core
 from core.unknown import refuses, said_somewhere
+from core.vocabulary import equivalents
 from tests.core.replay import first_line
 
 
@@ -98,6 +100,27 @@ def test_a_word_is_heard_as_written_when_its_dictionary_form_sounds_otherwise() 
     assert 2 in index.bm25("гарантия", 5)
     index.retext("m3", "ok")  # an edit takes its sounds away too
     assert index.bm25("гарантия", 5) == [0]
+
+
+def test_a_russian_correction_says_it_is_an_update_and_what_it_replaces() -> None:
+    """ "поправка по часам: в пятницу работаем до 16:00, не до 18" was no update of "Mon–Fri
+    9:30–18:00" (the fifteenth round's tax help desk): neither "поправка" nor "не до 18"
+    marked one."""
+    assert UPDATE.search("поправка по часам: в пятницу работаем до 16:00")
+    assert UPDATE.search("в пятницу работаем до 16:00, не до 18")
+    assert not UPDATE.search("я не до конца понял, что он хочет")
+    said = "в пятницу работаем до 16:00, не до 18; срочно теперь 30€, а не 25"
+    assert [m.group(1) for m in _REPLACED.finditer(said)] == ["18", "25"]
+
+
+def test_breakfast_and_aqua_aerobics_are_one_word_each() -> None:
+    """ "Até que horas servem o pequeno-almoço?" said it had nothing about "almoço" (lunch)
+    beside "завтрак ... с 8:00 до 10:30" (the fifteenth round's guesthouse)."""
+    assert key_tokens("pequeno-almoço") == key_tokens("pequeno almoço") == ["pequenoalmoço"]
+    assert "завтрак" in equivalents(set(key_tokens("pequeno-almoço")))
+    assert key_tokens("aqua aerobics") == key_tokens("аквааэробика") or "аквааэробика" in (
+        equivalents(set(key_tokens("aqua aerobics")))
+    )
 
 
 def test_an_update_gives_a_spelled_number_or_a_weekday() -> None:
@@ -232,6 +255,22 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         # as the one it replaces ("а не 25" under "mais 25€ de taxa", no word shared)
         ("appliances", "Какая гарантия будет на ремонт холодильника?", "12 meses"),
         ("appliances", "do u do same day visits? how much extra does it cost", "теперь 30€"),
+        # the fifteenth round (a guesthouse, a solar installer, a grooming salon with a van, a
+        # swimming school, an antiques shop, a tax help desk; 69 / 90 as first run):
+        # breakfast and aqua aerobics are one word each; a van is "carrinha" / "фургон", a
+        # motorhome "autocaravana", a private lesson "particular", a cheque "чек"; "comigo",
+        # "mais", a coach and how far ahead name no thing; "поправка" and "не до 18" say a
+        # message is an update
+        ("solar", "Можно поставить панели на мой автодом?", "não fazemos autocaravanas"),
+        ("swimschool", "when is the aqua aerobics? evenings?", "às 19h"),
+        ("taxhelp", "vcs vão comigo à AIMA?", "don't represent clients at AIMA"),
+        ("groomingvan", "Quanto custa a mais se vierem com a carrinha?", "+20€ now"),
+        ("swimschool", "сколько стоит индивидуальное занятие с тренером?", "agora 40€"),
+        ("antiques", "можно заплатить чеком?", "cheques não aceitamos"),
+        ("taxhelp", "what time do u close on fridays?", "до 16:00"),
+        # an update holding every asked word of the quote is shown before a newer one that
+        # only says it is an update (the large van's minimum under the small van's price)
+        ("movers", "сколько стоит маленький фургон в час?", "38€/hora"),
         ("roastery", "where exactly is the café?", "Rua de São Paulo 148"),
     ],
 )
