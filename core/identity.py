@@ -215,6 +215,27 @@ def cognate_term(word: str) -> str | None:
     return f"{term}:{_fold(word)[0]}"
 
 
+# A short name heard across scripts through a case ending: "Фару" (Faro in a Russian
+# sentence: "трансфер из аэропорта Фару не делаем"), "икеи" (IKEA): the Latin spelling without
+# its final vowel, when this many letters are left ("far", "ike"). Only a name is matched
+# this way (the Latin word capitalised, core/pipeline/bridge.py): as words, "para" and "пара"
+# would be one
+MIN_STEM_LETTERS = 3
+
+
+@lru_cache(maxsize=65536)
+def spelled_stem(word: str) -> str | None:
+    """A word's script and its Latin spelling without a final vowel ("Фару" -> "cyrl:far",
+    "Faro" -> "latn:far"), or None when too short or in neither script."""
+    folded = _fold(word).replace("ё", "е")
+    kind = script(folded)
+    if not kind or not folded.isalpha():
+        return None
+    spelled = _spelled(folded)
+    stem = spelled[:-1] if spelled[-1:] in ("a", "e", "i", "o", "u") else spelled
+    return f"{kind}:{stem}" if len(stem) >= MIN_STEM_LETTERS else None
+
+
 def fold(text: str) -> str:
     """Case, ё and Latin diacritics folded ("Terrário" -> "terrario")."""
     return _fold(text)

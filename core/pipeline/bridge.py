@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.asked import question_words
-from core.identity import cognate_term, sound_term
+from core.identity import cognate_term, sound_term, spelled_stem
 from core.language import (
     detect_language,
     is_cyrillic,
@@ -51,6 +51,28 @@ def _sound_forms(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(forms))
 
 
+def _stems(words: Sequence[str]) -> dict[str, str]:
+    """A question's short names by their spelled stem in the other script (identity.
+    spelled_stem): a capitalised Latin word looks for any Cyrillic one ("Faro" / "Фару"), a
+    Cyrillic word for a capitalised Latin one ("икеи" / "IKEA"), as `_their_stems` gives them."""
+    out = {}
+    for w in words:
+        stem = spelled_stem(w)
+        if stem is None or (stem.startswith("latn") and not w[:1].isupper()):
+            continue
+        kind, spelled = stem.split(":", 1)
+        out[f"stem:{'cyrl' if kind == 'latn' else 'latn'}:{spelled}"] = w
+    return out
+
+
+def _their_stems(word: str) -> str | None:
+    """A message word's stem term, for `_stems`: a Cyrillic word, or a capitalised Latin one."""
+    stem = spelled_stem(word)
+    if stem is None or (stem.startswith("latn") and not word[:1].isupper()):
+        return None
+    return f"stem:{stem}"
+
+
 def translations(
     ctx: Context, lang: str, words: Sequence[str], texts: Sequence[str]
 ) -> list[dict[str, str]]:
@@ -77,6 +99,7 @@ def translations(
         for t in (sound_term(form, other=True), cognate_term(form))
         if t is not None
     }
+    sounds.update(_stems(mine))
     found: list[tuple[dict[str, str], list[str] | None] | None] = []  # (as written -> token,
     for text in texts:  # their dictionary forms when the model bridges the two languages)
         theirs_lang = detect_language(text)
@@ -133,8 +156,14 @@ def _bridged(
         if key not in out:
             heard = (
                 t
-                for form in (w.lower(), key)
-                for t in (sound_term(form), cognate_term(form))
+                for t in (
+                    *(
+                        x
+                        for form in (w.lower(), key)
+                        for x in (sound_term(form), cognate_term(form))
+                    ),
+                    _their_stems(w),
+                )
                 if t in sounds
             )
             if (t := next(heard, None)) is not None:

@@ -11,9 +11,11 @@ import pytest
 from bench.answers import says_it_does_not_know
 from bench.trials import TRIALS, Asked, Said, read
 from core.asked import writes_schedule
+from core.identity import spelled_stem
 from core.index.words import MessageIndex
 from core.langid import detect_language
 from core.language import key_tokens
+from core.pipeline.bridge import _stems, _their_stems
 from core.restated import _REPLACED, UPDATE, _values
 from core.service import Core
 from core.unknown import refuses, said_somewhere
@@ -111,6 +113,15 @@ def test_a_russian_correction_says_it_is_an_update_and_what_it_replaces() -> Non
     assert not UPDATE.search("я не до конца понял, что он хочет")
     said = "в пятницу работаем до 16:00, не до 18; срочно теперь 30€, а не 25"
     assert [m.group(1) for m in _REPLACED.finditer(said)] == ["18", "25"]
+
+
+def test_a_short_name_is_heard_through_a_case_ending_but_a_word_is_not() -> None:
+    assert spelled_stem("Фару") == "cyrl:far" and spelled_stem("Faro") == "latn:far"
+    assert spelled_stem("икеи") == "cyrl:ike" and spelled_stem("IKEA") == "latn:ike"
+    assert spelled_stem("Ана") is None  # "an": too short to tell
+    # the bridge matches a capitalised Latin word only: "para" (for) is no "пара" (a pair)
+    assert _stems(["Faro", "para"]) == {"stem:cyrl:far": "Faro"}
+    assert _their_stems("пара") == "stem:cyrl:par" and _their_stems("para") is None
 
 
 def test_breakfast_and_aqua_aerobics_are_one_word_each() -> None:
@@ -268,6 +279,9 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         ("swimschool", "сколько стоит индивидуальное занятие с тренером?", "agora 40€"),
         ("antiques", "можно заплатить чеком?", "cheques não aceitamos"),
         ("taxhelp", "what time do u close on fridays?", "до 16:00"),
+        # a short name through a Russian case ending: "Faro" is "Фару" in "трансфер из
+        # аэропорта Фару не делаем", not a name the chat never says
+        ("monchique", "Vocês fazem transfer do aeroporto de Faro?", "аэропорта Фару не делаем"),
         # an update holding every asked word of the quote is shown before a newer one that
         # only says it is an update (the large van's minimum under the small van's price)
         ("movers", "сколько стоит маленький фургон в час?", "38€/hora"),
