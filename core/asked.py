@@ -53,7 +53,10 @@ ADDRESS = re.compile(
 # 12 34 87", bench.answers --set lingva, tuning part). "number" is left out: it asks for a
 # quantity as often as for a phone.
 PHONE_ASKED = frozenset(
-    key_tokens("phone telephone whatsapp zap call telefone ligar телефон позвонить звонить")
+    key_tokens(
+        "phone telephone whatsapp zap call telefone ligar телефон позвонить звонить вотсап "
+        "ватсап вацап"
+    )
 )
 EMAIL_ASKED = frozenset(key_tokens("email e-mail почта емейл имейл"))
 CONTACT_ASKED = frozenset(key_tokens("contact contato contacto связаться контакт"))
@@ -78,6 +81,17 @@ def asks_contact(question: str) -> re.Pattern[str] | None:
     if email or phone or CONTACT_ASKED & toks:
         return _PHONE_OR_EMAIL
     return None
+
+
+_WHICH = (
+    frozenset(key_tokens("what which whats qual quais какой какая какие каков")) | CONTACT_NUMBER
+)
+
+
+def asks_which(question: str) -> bool:
+    """Whether the question asks what a thing is ("qual é o telefone ...?", "какой у вас
+    номер?"), not whether something is done ("posso ligar no sábado?")."""
+    return bool(_WHICH & set(key_tokens(question)))
 
 
 def asks_address(question: str) -> bool:
@@ -158,7 +172,10 @@ def writes_schedule(sentence: str) -> bool:
 HOW_MUCH = frozenset(
     key_tokens(
         "how much many price cost quanto quanta quantos quantas qto qnto custa custo preço preco "
-        "valor сколько скок скока почем почём стоит цена стоимость доплата"
+        "valor сколько скок скока почем почём стоит цена стоимость доплата "
+        # "cobram deslocação?" (do you charge for travel?) asks a price (not "charge", also a
+        # battery's: "how far can the bikes go on one charge?"; not "cobra", a snake)
+        "cobrar cobram"
     )
 )
 _CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")  # "8:30" ("at 8" alone leaves ":30" behind)
@@ -250,7 +267,9 @@ QUESTION_FILLER = frozenset(
         "vir прийти приходить "
         # "still" asks whether it holds now, nothing a sentence holds: "В субботу в 14:30 вы
         # ещё открыты?" asked "ещё"
-        "still ainda ещё еще"
+        "still ainda ещё еще "
+        # a greeting asks nothing: "Olá, o taproom abre à segunda-feira?" asked "olá"
+        "hi hello hey olá ola oi привет здравствуйте"
     )
 )
 

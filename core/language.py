@@ -319,6 +319,18 @@ _PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     # said it had nothing beside "card, MB Way or cash"); American Express is Amex
     (re.compile(r"\bmb[\s-]?way\b", re.IGNORECASE), "mbway", ("mb",)),
     (re.compile(r"\bamerican[\s-]+express\b", re.IGNORECASE), "amex", ("american",)),
+    # a weekday written whole ("o taproom abre à segunda-feira?" asked "feira" too, which no
+    # schedule holds), a travel fee
+    (
+        re.compile(r"\b(segunda|terça|terca|quarta|quinta|sexta)[\s-]feiras?\b", re.IGNORECASE),
+        r"\1",
+        ("feira",),
+    ),
+    (
+        re.compile(r"\btravel(?:ling)?\s+(?:fee|charge|cost)s?\b", re.IGNORECASE),
+        "travelfee",
+        ("travel",),
+    ),
     # breakfast, and aqua aerobics: one word each ("Até que horas servem o pequeno-almoço?"
     # said it had nothing about "almoço", lunch)
     (re.compile(r"\bpequenos?[\s-]+almo[çc]os?\b", re.IGNORECASE), "pequenoalmoço", ("pequen",)),

@@ -57,6 +57,7 @@ from core.asked import (
     asks_address,
     asks_amount,
     asks_contact,
+    asks_which,
     question_words,
     without_times,
     writes_schedule,
@@ -417,6 +418,13 @@ def pick_quote(
         # an address or a contact answers over a sentence near by meaning alone: "Где находится
         # ваш магазин?" quoted "@Bruno fico eu ate as 14h" over "we're at Rua Ferreira Borges 88"
         holding = [row for row in held_asked if row[0].holds_asked]
+        if not holding and contact is not None and asks_which(question):
+            # or, for a contact, the best sentence that writes one: "Qual é o telefone para
+            # marcar o PCR?" quoted "PCR needs an appointment" over "телефон для записи: 22
+            # 123 4567", which does not say "PCR" (the sixteenth round of the client trials);
+            # not when it only names a phone ("вы чините экраны телефонов?", "posso ligar no
+            # sábado?")
+            holding = held_asked
         if holding:
             best, best_asked, best_priced, best_sentence = max(holding, key=lambda r: r[0].score)
     missing = (

@@ -106,7 +106,10 @@ _VAGUE = frozenset(
     # a coach the lesson is with, "more" of a price, how far ahead: "сколько стоит
     # индивидуальное занятие с тренером?", "quanto custa a mais ...?", "com quanto tempo de
     # antecedência tenho de marcar?" said they had nothing about тренером, mais, antecedência
-    "coach trainer treinador тренер mais antecedência antecedencia advance заранее".split()
+    "coach trainer treinador тренер mais antecedência antecedencia advance заранее "
+    # how long a thing takes: "how long does the brewery tour take?" (as "do you take cards?"
+    # is accepting them)
+    "take takes".split()
 )
 
 

@@ -98,7 +98,11 @@ jacket jackets blazer | casaco casacos paletó blazer | пиджак куртк�
 damage damages | dano danos estragos | ущерб повреждение повреждения
 commission fee | comissão comissões | комиссия
 seated sitting | sentado sentados sentadas | сидячих сидя
-visit visits callout | visita visitas deslocação | визит выезд
+visit visits callout travelfee | visita visitas deslocação | визит выезд
+carpet carpets rug rugs | tapete tapetes carpete carpetes alcatifa | ковёр ковер ковры
+engagement | noivado | помолвка
+shoot shoots shooting shot shots photoshoot | filmagem filmagens | съемка съёмка съемки фотосессия фотосъемка
+pcr | pcr | пцр
 turnaround deadline | prazo prazos | срок сроки
 child children kid kids son daughter | criança crianças filho filha filhos | ребёнок дети сын дочь
 reservation reserve book booking | reserva reservas reservar | бронь бронирование забронировать
