@@ -69,10 +69,21 @@ _PHONE_OR_EMAIL = re.compile(f"{_PHONE.pattern}|{_EMAIL.pattern}")
 _CONTACT_WORDS = "phone telefone телефон whatsapp email e-mail почта"
 
 
+# an account on a messenger or a social network, written as a handle ("инстаграм
+# @mare.alta.lagos", "телеграм для клиентов: @ponte_interp"): "what's your insta?" said it had
+# nothing about insta (the seventeenth round of the client trials)
+HANDLE_ASKED = frozenset(
+    key_tokens("insta instagram ig telegram tg facebook fb tiktok инстаграм инста телеграм тг")
+)
+_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z_][\w.]{2,}\w")
+
+
 def asks_contact(question: str) -> re.Pattern[str] | None:
-    """What writes the contact the question asks for: an e-mail address, a phone number, or
-    either (None: it asks for none)."""
+    """What writes the contact the question asks for: an e-mail address, a phone number, a
+    handle, or a phone or an e-mail (None: it asks for none)."""
     toks = set(key_tokens(question)) - {"e"}
+    if HANDLE_ASKED & toks and not (EMAIL_ASKED | PHONE_ASKED) & toks:
+        return _HANDLE
     email, phone = bool(EMAIL_ASKED & toks), bool(PHONE_ASKED & toks)
     if email and not phone:
         return _EMAIL

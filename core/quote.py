@@ -40,6 +40,7 @@ from core.asked import (
     CONTACT_ASKED,
     CONTACT_NUMBER,
     EMAIL_ASKED,
+    HANDLE_ASKED,
     HOW_LONG,
     HOW_MUCH,
     MONEY,
@@ -69,7 +70,7 @@ from core.language import (
 )
 from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
-from core.replies import Thread, with_replies
+from core.replies import Thread, answers_nothing, with_replies
 from core.restated import UPDATE, Nearness, Said, Written, said_later, update_of
 from core.sentences import clip, label_of, lead_in_question, sentences
 from core.unknown import (
@@ -226,8 +227,9 @@ def pick_quote(
     priced_q = bool(own & HOW_MUCH or PRICE_ASKED.search(question)) and not duration and not timed_q
     place = asks_address(question)
     contact = None if place else asks_contact(question)
-    if contact is not None:  # held by a phone number or an e-mail address
+    if contact is not None:  # held by a phone number, an e-mail address or a handle
         asked -= PHONE_ASKED | EMAIL_ASKED | CONTACT_ASKED | CONTACT_NUMBER | YOU_PLACE | {"e"}
+        asked -= HANDLE_ASKED
     if place:  # held by an address; what the chat never says is the company ("lavandaria")
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED | PREMISES
         asked = frozenset(a for a in asked if said_somewhere(a, idf))
@@ -296,8 +298,8 @@ def pick_quote(
         for i, sentence in enumerate(parts):
             if skip and any(w in skip for w in sentence.split()):
                 continue  # an explicit fact stored as "A PREDICATE B": not a person's words
-            if sentence.endswith("?"):
-                continue  # a question (someone else's, overheard in a group) answers nothing
+            if answers_nothing(parts, i):
+                continue  # a question (someone else's, overheard in a group), or who asked it
             # a question its writer answers at once is read with the answer: "moving house?
             # transfer is free if the new address is in our coverage" (an internet provider's
             # chat; the second sentence alone says nothing about moving)

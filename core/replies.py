@@ -21,11 +21,28 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from core.index.words import MessageIndex
+from core.index.words import MessageIndex, index_tokens
+from core.language import key_tokens
 from core.recall import Hit
+from core.sentences import lead_in_question
 
 REPLY_S = 600.0
 _ASKS = re.compile(r"\?(?:\s|$)")
+# a question reported for a client, without a question mark: "a mãe de uma cliente perguntou se
+# temos sem glúten" (answered by the next message, "без глютена не делаем"), "a guy asked if we
+# sell machines", "клиент спрашивал, есть ли парковка"
+_REPORTED = re.compile(
+    r"(?i)\b(?:asked|asks|asking)\s+(?:if|whether|about)\b|\bpergunt\w*\s+(?:se|sobre|por)\b"
+    r"|(?<!\w)спр(?:ашива|оси)\w*"
+)
+
+
+def reports_question(sentence: str) -> bool:
+    """The sentence reports what someone asked ("perguntou se temos sem glúten"): a question
+    for the team, not an answer to a client."""
+    return bool(_REPORTED.search(sentence))
+
+
 # (a message's id) -> (the chat question it replies to, the reply it got), either None
 Thread = Callable[[str], tuple[Hit | None, Hit | None]]
 
@@ -39,7 +56,7 @@ def replying(asked: Hit | None) -> str:
 def asks(text: str) -> bool:
     """A sentence of it asks: "noted. and what payment methods do we take? the bank client
     asked" is answered by the next message ("transferência bancária, MB Way ou cartão")."""
-    return bool(_ASKS.search(text))
+    return bool(_ASKS.search(text) or _REPORTED.search(text))
 
 
 def thread_of(index: MessageIndex) -> Thread:
@@ -100,3 +117,30 @@ def with_replies(
             taken.add(after.id)
             asked_by[after.id] = h
     return out, asked_by
+
+
+# what a reported question may hold of its answer: "опять спрашивали про MTB — мы НЕ делаем
+# маунтинбайк" (a negation, a number)
+_ANSWERS = re.compile(
+    r"(?i)\d|\b(?:not|no|não|nao|nem|never|don'?t|doesn'?t|won'?t|can'?t)\b|(?<!\w)(?:не|ни|нет)(?!\w)"
+)
+# a sentence that only says who asked the question before it ("e Amex? um cliente perguntou")
+_ASKED_ONLY = frozenset(
+    key_tokens(
+        "ask asked client clients customer someone guy people cliente clientes alguém pessoal "
+        "perguntar perguntou perguntaram клиент клиенты кто-то спросить спрашивать"
+    )
+)
+
+
+def answers_nothing(parts: list[str], i: int) -> bool:
+    """Whether sentence i of a message answers nothing a client asks: a question (someone
+    else's, overheard in a group), a question reported without its answer ("a mãe de uma
+    cliente perguntou se temos sem glúten"), or who asked the question before it ("e Amex? um
+    cliente perguntou": read as its writer's answer, it was quoted for "American Express?")."""
+    sentence = parts[i]
+    if sentence.endswith("?") or (reports_question(sentence) and not _ANSWERS.search(sentence)):
+        return True
+    return bool(
+        i and lead_in_question(parts[i - 1]) and _ASKED_ONLY.issuperset(index_tokens(sentence))
+    )

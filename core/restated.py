@@ -210,6 +210,9 @@ def _newest(
     return max(whole or newer, key=lambda q: (q.ts, q.score)) if newer else None
 
 
+# a negation is no word an update shares with what it updates: "без глютена не делаем" and
+# "поправка: кейтеринг заказывать минимум за 7 дней, не за 5" (the seventeenth round)
+_NEGATIONS = frozenset("not no não nao nem не ни нет".split())
 # BM25's idf of a word at most ~15% of the chat's messages hold (1.5 = log(1 + 3.5))
 RARE_IDF = 1.5
 
@@ -245,7 +248,11 @@ def update_of(
     same-topic mean itself half of one topic's pairs fall short: "correção: a caução subiu
     para 500€" was 0.311 from "caução: 300€ bloqueados no cartão de crédito", the mean
     0.313). Only update-marked messages are embedded: most questions embed nothing more."""
-    own = {t for t in index_tokens(sentence) if not _NUMBER.fullmatch(t) and idf(t) >= RARE_IDF}
+    own = {
+        t
+        for t in index_tokens(sentence)
+        if not _NUMBER.fullmatch(t) and t not in _NEGATIONS and idf(t) >= RARE_IDF
+    }
     # or its everyday equivalent: "a aula avulsa passa a 38€" updates "a single driving lesson
     # is 35€" (lesson / aula)
     own |= {e for e in equivalents(own) if idf(e) > 0}

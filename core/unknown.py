@@ -109,7 +109,11 @@ _VAGUE = frozenset(
     "coach trainer treinador тренер mais antecedência antecedencia advance заранее "
     # how long a thing takes: "how long does the brewery tour take?" (as "do you take cards?"
     # is accepting them)
-    "take takes".split()
+    "take takes "
+    # how precisely, and "such" / "one" ("what does framing cost roughly?", "вы берёте таких
+    # маленьких?", "привезти один медовик?" said they had nothing about roughly, таких, один)
+    "roughly approximately around aproximadamente cerca примерно около "
+    "такой такая такое такие таких один одна одно".split()
 )
 
 

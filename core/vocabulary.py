@@ -101,6 +101,9 @@ seated sitting | sentado sentados sentadas | сидячих сидя
 visit visits callout travelfee | visita visitas deslocação | визит выезд
 carpet carpets rug rugs | tapete tapetes carpete carpetes alcatifa | ковёр ковер ковры
 engagement | noivado | помолвка
+frame frames framing | moldura molduras emoldurar | рамка рамки
+settling adaptation | adaptação | адаптация
+alignment | alinhamento | развал схождение
 shoot shoots shooting shot shots photoshoot | filmagem filmagens | съемка съёмка съемки фотосессия фотосъемка
 pcr | pcr | пцр
 turnaround deadline | prazo prazos | срок сроки

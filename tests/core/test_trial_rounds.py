@@ -16,6 +16,7 @@ from core.index.words import MessageIndex
 from core.langid import detect_language
 from core.language import key_tokens
 from core.pipeline.bridge import _stems, _their_stems
+from core.replies import answers_nothing
 from core.restated import _REPLACED, UPDATE, _values
 from core.service import Core
 from core.unknown import refuses, said_somewhere
@@ -130,6 +131,24 @@ def test_a_greeting_and_a_weekdays_feira_are_not_asked() -> None:
     asked = question_words("Olá, o taproom abre à segunda-feira?")
     assert asked == ["taproom", "abre", "segunda"], asked
     assert "ковер" in equivalents(set(key_tokens("carpets")))
+
+
+def test_what_answers_nothing_and_what_an_update_shares() -> None:
+    """A question reported for a client answers nothing, unless it holds its answer; who asked
+    the question before it neither. A negation is no word an update shares with its quote:
+    "без глютена не делаем" was shown with "поправка: кейтеринг ... не за 5" under it."""
+    assert answers_nothing(["a mãe de uma cliente perguntou se temos sem glúten"], 0)
+    assert answers_nothing(["e Amex?", "um cliente perguntou"], 1)
+    assert not answers_nothing(["кстати опять спрашивали про MTB — мы НЕ делаем маунтинбайк"], 0)
+    assert not answers_nothing(["e Amex?", "não aceitamos, só Visa"], 1)
+
+
+async def test_a_negation_is_no_word_an_update_shares(use_core: Core) -> None:
+    question = "do you make gluten free cakes?"  # after the whole chat, the correction too
+    said = [x.text for x in read(TRIALS / "pirozhki.txt") if isinstance(x, Said)]
+    _, answer = await first_line(use_core, said, question)
+    assert "без глютена не делаем" in answer, answer
+    assert "поправка" not in answer, answer
 
 
 def test_breakfast_and_aqua_aerobics_are_one_word_each() -> None:
@@ -304,6 +323,23 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         # but not a question that only names a phone: "posso ligar no sábado?" is answered
         # by the weekend's e-mail-only line, not by the phone number
         ("cooking", "posso ligar no sábado?", "only email info@salealecrim.pt on weekends"),
+        # the seventeenth round (cycling holidays, an art gallery, interpreters, an English
+        # kindergarten, a tyre shop, a Russian bakery; 58 / 90 as first run): a handle
+        # answers "what's your insta / telegram?"; settling in is "adaptação", alignment
+        # "alinhamento"; a question reported for a client ("perguntou se temos sem glúten")
+        # is answered by the reply after it, not quoted itself
+        ("artgallery", "what's your insta?", "@mare.alta.lagos"),
+        ("interpreters", "whats ur telegram?", "@ponte_interp"),
+        ("englishkinder", "how long is the settling in period for new kids?", "dura 2 semanas"),
+        ("tyres", "Vocês também fazem alinhamento da direção?", "we don't do alignment"),
+        ("pirozhki", "do u have gluten free cakes? my daughter is celiac", "без глютена не"),
+        # but a reported question that holds its answer is one ("спрашивали про MTB — мы НЕ
+        # делаем маунтинбайк")
+        (
+            "alentejobikes",
+            "can we do some proper mountain biking / singletrack during the tour?",
+            "НЕ делаем маунтинбайк",
+        ),
         # an update holding every asked word of the quote is shown before a newer one that
         # only says it is an update (the large van's minimum under the small van's price)
         ("movers", "сколько стоит маленький фургон в час?", "38€/hora"),
