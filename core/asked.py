@@ -59,7 +59,7 @@ PHONE_ASKED = frozenset(
     )
 )
 EMAIL_ASKED = frozenset(key_tokens("email e-mail почта емейл имейл"))
-CONTACT_ASKED = frozenset(key_tokens("contact contato contacto связаться контакт"))
+CONTACT_ASKED = frozenset(key_tokens("contact contato contacto связаться контакт связь"))
 # beside a phone or an e-mail, "number" is the phone's ("какой у вас номер телефона?" said it
 # had nothing about "номер" before quoting "telefone 22 508 4417")
 CONTACT_NUMBER = frozenset(key_tokens("number número numero номер"))

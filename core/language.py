@@ -326,6 +326,23 @@ _PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         r"\1",
         ("feira",),
     ),
+    # half an hour is 30 minutes ("a phone booth for like half an hour?" beside "4€ por 30
+    # min"), a summer camp one word ("campo de férias", "летний лагерь")
+    (
+        re.compile(
+            r"\bhalf\s+an\s+hour\b|\bmeia[\s-]hora\b|(?<!\w)пол\s?часа(?!\w)", re.IGNORECASE
+        ),
+        "30 min",
+        ("half", "meia", "пол"),
+    ),
+    (
+        re.compile(
+            r"\bsummer\s+camps?\b|\bcampos?\s+de\s+f[ée]rias\b|(?<!\w)летн\w+\s+лагер\w*",
+            re.IGNORECASE,
+        ),
+        "summercamp",
+        ("summer", "férias", "ferias", "летн"),
+    ),
     (
         re.compile(r"\btravel(?:ling)?\s+(?:fee|charge|cost)s?\b", re.IGNORECASE),
         "travelfee",

@@ -113,7 +113,10 @@ _VAGUE = frozenset(
     # how precisely, and "such" / "one" ("what does framing cost roughly?", "вы берёте таких
     # маленьких?", "привезти один медовик?" said they had nothing about roughly, таких, один)
     "roughly approximately around aproximadamente cerca примерно около "
-    "такой такая такое такие таких один одна одно".split()
+    "такой такая такое такие таких один одна одно "
+    # how late, and a filler "like": "what's the latest i can pick up my daughter?", "a phone
+    # booth for like half an hour?" said they had nothing about latest, like
+    "latest earliest like".split()
 )
 
 

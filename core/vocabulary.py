@@ -104,6 +104,10 @@ engagement | noivado | помолвка
 frame frames framing | moldura molduras emoldurar | рамка рамки
 settling adaptation | adaptação | адаптация
 alignment | alinhamento | развал схождение
+helmet helmets | capacete capacetes | шлем шлемы
+booth booths | cabine cabines | будка кабинка кабина
+crypto bitcoin cryptocurrency | cripto bitcoin criptomoeda | крипта криптовалюта биткоин
+room rooms hall | sala salas | зал залы комната
 shoot shoots shooting shot shots photoshoot | filmagem filmagens | съемка съёмка съемки фотосессия фотосъемка
 pcr | pcr | пцр
 turnaround deadline | prazo prazos | срок сроки

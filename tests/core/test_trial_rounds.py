@@ -131,6 +131,9 @@ def test_a_greeting_and_a_weekdays_feira_are_not_asked() -> None:
     asked = question_words("Olá, o taproom abre à segunda-feira?")
     assert asked == ["taproom", "abre", "segunda"], asked
     assert "ковер" in equivalents(set(key_tokens("carpets")))
+    assert "шлем" in equivalents(set(key_tokens("capacete")))  # the eighteenth round
+    assert key_tokens("campo de férias") == key_tokens("summer camp") == ["summercamp"]
+    assert key_tokens("meia hora") == key_tokens("полчаса") == key_tokens("30 min")
 
 
 def test_what_answers_nothing_and_what_an_update_shares() -> None:
@@ -340,6 +343,14 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
             "can we do some proper mountain biking / singletrack during the tour?",
             "НЕ делаем маунтинбайк",
         ),
+        # the eighteenth round (a vineyard, a phone shop, a pony camp, a coworking café, a
+        # sailing school, a dog-training school; 62 / 90 as first run): bitcoin is "крипта",
+        # a helmet "шлем", a booth "cabine"; a summer camp and half an hour ("30 min") are
+        # written as one; contact is "связь"
+        ("phoneshop", "can i pay in bitcoin?", "криптой не принимаем"),
+        ("ponycamp", "hi! how much is one week of camp?", "220€ por semana"),
+        ("aveirocowork", "hi, how much is a phone booth for like half an hour?", "4€ por 30 min"),
+        ("sailing", "какой у вас телефон для связи?", "+351 282 000 417"),
         # an update holding every asked word of the quote is shown before a newer one that
         # only says it is an update (the large van's minimum under the small van's price)
         ("movers", "сколько стоит маленький фургон в час?", "38€/hora"),
