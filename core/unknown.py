@@ -116,7 +116,17 @@ _VAGUE = frozenset(
     "такой такая такое такие таких один одна одно "
     # how late, and a filler "like": "what's the latest i can pick up my daughter?", "a phone
     # booth for like half an hour?" said they had nothing about latest, like
-    "latest earliest like".split()
+    "latest earliest like "
+    # "extra" of a price, a count written out, being able, and the family a client asks for:
+    # "do u charge extra to come?", "um quarto só para nós dois?", "a minha mãe não consegue
+    # sair de casa", "my husband's steel watch" said they had nothing about extra, dois,
+    # consegue, husband (the nineteenth round)
+    "extra two three four five six seven eight nine ten dois duas três tres quatro cinco seis "
+    "sete oito nove dez два две три четыре пять шесть семь восемь девять десять "
+    "conseguir consegue consigo conseguem "
+    "husband wife son daughter mother mom mum father dad grandma grandpa kid kids child "
+    "children marido mulher esposa filho filha filhos mãe mae pai avó avô "
+    "муж жена сын дочь дочка мама мать папа отец бабушка дедушка ребёнок ребенок дети".split()
 )
 
 

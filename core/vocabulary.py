@@ -108,6 +108,7 @@ helmet helmets | capacete capacetes | шлем шлемы
 booth booths | cabine cabines | будка кабинка кабина
 crypto bitcoin cryptocurrency | cripto bitcoin criptomoeda | крипта криптовалюта биткоин
 room rooms hall | sala salas | зал залы комната
+shared dorm dormitory | partilhado partilhada compartilhado dormitório camarata | общий общая
 shoot shoots shooting shot shots photoshoot | filmagem filmagens | съемка съёмка съемки фотосессия фотосъемка
 pcr | pcr | пцр
 turnaround deadline | prazo prazos | срок сроки

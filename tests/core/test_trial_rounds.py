@@ -12,14 +12,14 @@ from bench.answers import says_it_does_not_know
 from bench.trials import TRIALS, Asked, Said, read
 from core.asked import question_words, writes_schedule
 from core.identity import spelled_stem
-from core.index.words import MessageIndex
+from core.index.words import MessageIndex, index_tokens
 from core.langid import detect_language
 from core.language import key_tokens
 from core.pipeline.bridge import _stems, _their_stems
 from core.replies import answers_nothing
 from core.restated import _REPLACED, UPDATE, _values
 from core.service import Core
-from core.unknown import refuses, said_somewhere
+from core.unknown import refuses, said_somewhere, unknown_words
 from core.vocabulary import equivalents
 from tests.core.replay import first_line
 
@@ -152,6 +152,21 @@ async def test_a_negation_is_no_word_an_update_shares(use_core: Core) -> None:
     _, answer = await first_line(use_core, said, question)
     assert "без глютена не делаем" in answer, answer
     assert "поправка" not in answer, answer
+
+
+def test_a_count_and_a_clients_family_are_no_unknown_thing() -> None:
+    """ "quanto é um quarto só para nós dois?" said it had nothing about "dois" beside
+    "двухместный 90€"; "my husband's steel watch" nothing about "husband" (the nineteenth
+    round)."""
+    index = MessageIndex()
+    index.add("m1", "Anya", "двухместный 90€, тоже с завтраком", datetime(2026, 11, 2, tzinfo=UTC))
+    for question, word in (
+        ("quanto é um quarto só para nós dois?", "dois"),
+        ("can you engrave my husband's steel watch?", "husband"),
+        ("do u charge extra to come?", "extra"),
+    ):
+        asked = set(index_tokens(question))
+        assert word not in unknown_words(question, asked, index.idf, set()), question
 
 
 def test_breakfast_and_aqua_aerobics_are_one_word_each() -> None:
@@ -351,6 +366,11 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         ("ponycamp", "hi! how much is one week of camp?", "220€ por semana"),
         ("aveirocowork", "hi, how much is a phone booth for like half an hour?", "4€ por 30 min"),
         ("sailing", "какой у вас телефон для связи?", "+351 282 000 417"),
+        # the nineteenth round (a spa hotel, a handyman, a learner-driver school, an audiology
+        # clinic, a surf and yoga house, an invitation printer; 67 / 90 as first run): "extra",
+        # a count written out and a client's family name no thing; a dorm is "dormitório"
+        ("handyman", "I live in Matosinhos, do u charge extra to come?", "Матозиньюш +10€"),
+        ("ericeira", "Olá! quanto fica uma cama no dormitório por noite?", "it's 32€ now"),
         # an update holding every asked word of the quote is shown before a newer one that
         # only says it is an update (the large van's minimum under the small van's price)
         ("movers", "сколько стоит маленький фургон в час?", "38€/hora"),
