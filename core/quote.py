@@ -228,8 +228,8 @@ def pick_quote(
     place = asks_address(question)
     contact = None if place else asks_contact(question)
     if contact is not None:  # held by a phone number, an e-mail address or a handle
-        asked -= PHONE_ASKED | EMAIL_ASKED | CONTACT_ASKED | CONTACT_NUMBER | YOU_PLACE | {"e"}
-        asked -= HANDLE_ASKED
+        asked -= PHONE_ASKED | EMAIL_ASKED | HANDLE_ASKED | CONTACT_ASKED | CONTACT_NUMBER
+        asked -= YOU_PLACE | {"e"}
     if place:  # held by an address; what the chat never says is the company ("lavandaria")
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED | PREMISES
         asked = frozenset(a for a in asked if said_somewhere(a, idf))

@@ -196,7 +196,7 @@ def _newest(
     when the question asks an amount: `held_asked` holds only those). A sibling that lacks
     one of the quote's asked words ("Basic") is not shown, unless it says it is an update."""
     newer = [
-        q
+        (q, best_asked <= matched)
         for q, matched in same_thing
         if q.message_id != best.message_id
         and q.ts > best.ts
@@ -206,8 +206,8 @@ def _newest(
     # update: "a carrinha pequena passa a 38€/hora" before the newer "the minimum for the
     # large van is now 4 hours" under the small van's price (the movers' trial chat, once a
     # van was "carrinha")
-    whole = [q for q, matched in same_thing if q in newer and best_asked <= matched]
-    return max(whole or newer, key=lambda q: (q.ts, q.score)) if newer else None
+    whole = [q for q, holds in newer if holds] or [q for q, _ in newer]
+    return max(whole, key=lambda q: (q.ts, q.score)) if whole else None
 
 
 # a negation is no word an update shares with what it updates: "без глютена не делаем" and

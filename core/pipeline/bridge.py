@@ -57,11 +57,9 @@ def _stems(words: Sequence[str]) -> dict[str, str]:
     Cyrillic word for a capitalised Latin one ("икеи" / "IKEA"), as `_their_stems` gives them."""
     out = {}
     for w in words:
-        stem = spelled_stem(w)
-        if stem is None or (stem.startswith("latn") and not w[:1].isupper()):
-            continue
-        kind, spelled = stem.split(":", 1)
-        out[f"stem:{'cyrl' if kind == 'latn' else 'latn'}:{spelled}"] = w
+        if (term := _their_stems(w)) is not None:
+            _, kind, spelled = term.split(":", 2)
+            out[f"stem:{'cyrl' if kind == 'latn' else 'latn'}:{spelled}"] = w
     return out
 
 
