@@ -241,6 +241,10 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
     # accepting is no thing: "we don't accept cash" does not answer "do you accept Revolut?"
     assert not refuses("we don't accept cash", {"accept"}, {"accept"}, {})
     assert not refuses("we ship to Portugal only, not to Spain", {"ship"}, {"ship"}, {})
+    # a word that is no thing missing from the chat can still be refused: "children" is not
+    # said back as unknown ("my children"), but "we do not take children under 6" refuses them
+    said = "sorry, we do not take children under 6 on the boat"
+    assert refuses(said, set(key_tokens(said)), {"take", "child", "catamaran"}, {})
 
 
 @pytest.mark.parametrize(
