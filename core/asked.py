@@ -259,6 +259,20 @@ def after_who(question: str) -> set[str]:
     return {lemma(w.lower()) for k, w in enumerate(words) if k and words[k - 1].lower() in _WHO}
 
 
+# paying with a thing asks about the thing: "can I pay with american express?" held "pay" as
+# a word a sentence must hold, and quoted a "sim, podem congelar" over "cartões sim, todos
+# menos Amex" (the twentieth round of the client trials)
+_PAYING_WITH = re.compile(
+    r"(?i)\b(pay|paying|pagar|pago|pagamos|pagam|paga|pagava)\s+(?:with|by|in|com|em|por|via)\b|"
+    r"(?<!\w)(оплатить|заплатить|платить|оплачивать|расплатиться)\s+(?:через|в|по)(?!\w)"
+)
+
+
+def paying_with(question: str) -> set[str]:
+    """The payment verbs before the means they are asked with (dictionary forms)."""
+    return {lemma(w.lower()) for m in _PAYING_WITH.finditer(question) for w in m.groups() if w}
+
+
 # verbs and fillers every question has ("tem", "есть", "can"), and the chat's way of
 # addressing the team ("r u guys on prem?", "vocês") or naming the company itself ("who is the owner
 # of the company?" is answered by "sou a dona"): they match any message, or none
@@ -287,5 +301,9 @@ QUESTION_FILLER = frozenset(
 
 def question_words(question: str) -> list[str]:
     """The question's content words as written: what the quote's word bridge translates."""
-    own = frozenset(index_tokens(question)) - QUESTION_FILLER
-    return [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
+    keys = index_tokens(question)
+    own = frozenset(keys) - QUESTION_FILLER
+    words = [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
+    # and a phrase's one word, which is written as several ("american express" is "amex")
+    seen = {lemma(w.lower()) for w in written_tokens(question)}
+    return words + [k for k in dict.fromkeys(keys) if k in own and k not in seen]

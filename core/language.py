@@ -15,6 +15,7 @@ from typing import Any
 
 from core.dictionaries import holding, latin_dictionaries
 from core.langid import detect_language as detect_language  # re-exported for front-ends
+from core.phrases import one_word
 
 _WORD = re.compile(r"[\w@.+-]+", re.UNICODE)
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -59,7 +60,9 @@ TIME_WORDS = frozenset(
     proximo próxima proxima hoje amanhã amanha ontem agora manhã manha tarde noite январь февраль март апрель май июнь
     июль август сентябрь октябрь ноябрь декабрь понедельник вторник среда четверг пятница
     суббота воскресенье выходные выходной будни будний следующий прошлый этот сегодня завтра
-    вчера утро утром днём днем вечер вечером ночью""".split()
+    вчера утро утром днём днем вечер вечером ночью
+    midnight noon полночь полдень summer winter spring autumn verão verao inverno primavera
+    outono лето летом зима зимой весна весной осень осенью""".split()
 )
 
 
@@ -237,135 +240,9 @@ def clean_name(name: str) -> str:
     return " ".join(text.split()).strip(" .,;:!?-")
 
 
-# a word written as several: "fim de semana" is the weekend, not "fim", "de" and "semana" ("what
-# time do you open on saturday?" did not find "fim de semana 8h-14h"); "no mesmo dia" is done
-# today ("I need my thesis bound today" did not find "capa dura no mesmo dia +10€"). Each
-# with what it must contain (lower-cased), tested before its pattern: a substring test costs
-# a tenth of a pattern's search, and tokens() runs on every sentence a question's quote
-# weighs (35 -> 8 us a sentence with the twelve phrases)
-_PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
-    (
-        re.compile(r"\b(?:fim|fins)[\s-]+de[\s-]+semana\b", re.IGNORECASE),
-        "weekend",
-        ("fim", "fins"),
-    ),
-    (
-        re.compile(
-            r"\b(?:(?:no|o|nesse|neste)\s+mesmo\s+dia|(?:the\s+)?same[\s-]+day|"
-            r"в\s+(?:тот\s+же|этот\s+же|день\s+обращения)\s*(?:день)?)(?!\w)",
-            re.IGNORECASE,
-        ),
-        "sameday",
-        ("mesmo", "same", "тот", "обращения"),
-    ),
-    # "check-in" is arriving, not "check" and "in" ("what time can we check in?" said it had
-    # nothing about "check" beside "заезд с 15:00, выезд до 11:00")
-    (re.compile(r"\bcheck[\s-]?in\b", re.IGNORECASE), "checkin", ("check",)),
-    # (not "check out": "check out our new flyers" is no leaving)
-    (re.compile(r"\bcheck-?out\b", re.IGNORECASE), "checkout", ("check",)),
-    # a class paid one at a time, coming without booking, and collecting: one word each
-    # ("how much for a single drop-in class?" beside "разовое занятие теперь 14€", "можно
-    # прийти без записи?" beside "walk-ins only on Fridays", "pick up cars" / "buscar")
-    (re.compile(r"\bdrop[\s-]?ins?\b", re.IGNORECASE), "dropin", ("drop",)),
-    (re.compile(r"\bwalk[\s-]?ins?\b", re.IGNORECASE), "walkin", ("walk",)),
-    (re.compile(r"\bsem\s+marca[çc](?:ão|ao)\b", re.IGNORECASE), "semmarcação", ("marca",)),
-    (
-        re.compile(r"(?<!\w)без\s+(?:предварительной\s+)?записи(?!\w)", re.IGNORECASE),
-        "беззаписи",
-        ("записи",),
-    ),
-    (re.compile(r"\bpick(?:s|ed|ing)?[\s-]?up\b", re.IGNORECASE), "pickup", ("pick",)),
-    # outdoors and a day's entry: "vocês fazem escalada ao ar livre?" said "nothing about
-    # livre" beside "we DON'T have outdoor climbing trips"; "how much is a day pass?" had
-    # nothing beside "entrada diária 13€"
-    (
-        re.compile(
-            r"\boutdoors?\b|\bao\s+ar\s+livre\b|(?<!\w)на\s+открытом\s+воздухе(?!\w)",
-            re.IGNORECASE,
-        ),
-        "outdoor",
-        ("outdoor", "livre", "воздухе"),
-    ),
-    (
-        re.compile(
-            r"\bday[\s-]?pass(?:es)?\b|\b(?:entradas?|passes?)\s+di[áa]ri[ao]s?\b|"
-            r"(?<!\w)(?:дневной|однодневный)\s+(?:абонемент|пропуск|билет)(?!\w)",
-            re.IGNORECASE,
-        ),
-        "daypass",
-        ("day", "diári", "diari", "дневн"),
-    ),
-    # a driving licence: "can i leave my driving licence as deposit?" beside "водительские
-    # права не берём"
-    (
-        re.compile(
-            r"\bdriv(?:ing|er'?s)[\s-]+licen[cs]es?\b|\bcartas?\s+de\s+condu[çc][ãa]o\b|"
-            r"(?<!\w)водительск\w*\s+прав\w*",
-            re.IGNORECASE,
-        ),
-        "drivinglicence",
-        ("licen", "carta", "водительск"),
-    ),
-    # "gluten-free", "sem glúten", "без глютена": one word ("do you have gluten free cakes?"
-    # beside "мы НЕ делаем ничего без глютена")
-    (
-        re.compile(
-            r"\bgluten[\s-]?free\b|\bsem\s+gl[úu]ten\b|(?<!\w)без\s+глютена(?!\w)", re.IGNORECASE
-        ),
-        "glutenfree",
-        ("gluten", "glúten", "глютен"),
-    ),
-    # Portugal's phone payment, written "MB Way", "MBWay" or "mbway" ("posso pagar com mbway?"
-    # said it had nothing beside "card, MB Way or cash"); American Express is Amex
-    (re.compile(r"\bmb[\s-]?way\b", re.IGNORECASE), "mbway", ("mb",)),
-    (re.compile(r"\bamerican[\s-]+express\b", re.IGNORECASE), "amex", ("american",)),
-    # a weekday written whole ("o taproom abre à segunda-feira?" asked "feira" too, which no
-    # schedule holds), a travel fee
-    (
-        re.compile(r"\b(segunda|terça|terca|quarta|quinta|sexta)[\s-]feiras?\b", re.IGNORECASE),
-        r"\1",
-        ("feira",),
-    ),
-    # half an hour is 30 minutes ("a phone booth for like half an hour?" beside "4€ por 30
-    # min"), a summer camp one word ("campo de férias", "летний лагерь")
-    (
-        re.compile(
-            r"\bhalf\s+an\s+hour\b|\bmeia[\s-]hora\b|(?<!\w)пол\s?часа(?!\w)", re.IGNORECASE
-        ),
-        "30 min",
-        ("half", "meia", "пол"),
-    ),
-    (
-        re.compile(
-            r"\bsummer\s+camps?\b|\bcampos?\s+de\s+f[ée]rias\b|(?<!\w)летн\w+\s+лагер\w*",
-            re.IGNORECASE,
-        ),
-        "summercamp",
-        ("summer", "férias", "ferias", "летн"),
-    ),
-    (
-        re.compile(r"\btravel(?:ling)?\s+(?:fee|charge|cost)s?\b", re.IGNORECASE),
-        "travelfee",
-        ("travel",),
-    ),
-    # breakfast, and aqua aerobics: one word each ("Até que horas servem o pequeno-almoço?"
-    # said it had nothing about "almoço", lunch)
-    (re.compile(r"\bpequenos?[\s-]+almo[çc]os?\b", re.IGNORECASE), "pequenoalmoço", ("pequen",)),
-    (
-        re.compile(r"\baqua[\s-]?aer[oó]bics?\b|(?<!\w)аква[\s-]?аэробик\w*", re.IGNORECASE),
-        "aquaaerobics",
-        ("aqua", "аква"),
-    ),
-)
-
-
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; hyphens and punctuation separate words."""
-    low = text.lower()
-    for phrase, word, keys in _PHRASES:
-        if any(k in low for k in keys):  # what it must contain: most texts hold no phrase
-            text = phrase.sub(word, text)
-    return [t.lower() for t in written_tokens(text)]
+    return [t.lower() for t in written_tokens(one_word(text))]
 
 
 def written_tokens(text: str) -> list[str]:

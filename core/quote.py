@@ -59,6 +59,7 @@ from core.asked import (
     asks_amount,
     asks_contact,
     asks_which,
+    paying_with,
     question_words,
     without_times,
     writes_schedule,
@@ -233,7 +234,8 @@ def pick_quote(
     if place:  # held by an address; what the chat never says is the company ("lavandaria")
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED | PREMISES
         asked = frozenset(a for a in asked if said_somewhere(a, idf))
-    if asked - (verbs := after_who(question)):  # the thing asked is what a sentence must hold
+    if asked - (verbs := after_who(question) | paying_with(question)):  # the thing asked is
+        # what a sentence must hold
         asked -= verbs
     # the asked words some message holds in some language: a sentence holding them all is
     # kept, however far by meaning, when the question also names what no message holds ("do

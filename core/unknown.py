@@ -10,6 +10,7 @@ from typing import Protocol, TypeVar
 
 from core.identity import cognate_term
 from core.language import is_time_word, lemma, name_key, names_a_thing, tokens, written_tokens
+from core.phrases import phrases_in
 from core.recall import index_tokens
 from core.vocabulary import equivalents, instances
 
@@ -58,10 +59,13 @@ def unknown_names(
 # a word after these is a verb ("do you sell gift cards?", "who handles electrical
 # problems?"): what is asked is the thing
 _BEFORE_VERB = frozenset(
-    "you i we they to can could will would please who what which pode podem posso vocês você "
+    "you guys i we they to can could will would please who what which pode podem posso vocês você "
     "vcs quem вы я мы можно кто".split()
 )
 _INFINITIVE = ("ar", "er", "ir")
+# a Portuguese infinitive after these is a verb ("para experimentar", "quer experimentar",
+# "custa entrar"); not after "de" ("menu de jantar": dinner)
+_BEFORE_INFINITIVE = frozenset("para a quer quero queria gostava gostaria custa custam".split())
 # words that name no thing of their own: "nothing about problems" says nothing
 _VAGUE = frozenset(
     "problem problems issue issues thing things question questions help stuff option options "
@@ -116,8 +120,15 @@ _VAGUE = frozenset(
     # a count written out, and being able: "um quarto só para nós dois?", "a minha mãe não
     # consegue sair de casa" said they had nothing about dois, consegue (the nineteenth round)
     "two three four five six seven eight nine ten dois duas três tres quatro cinco seis "
+    "third terceiro terceira третий третья "
     "sete oito nove dez два две три четыре пять шесть семь восемь девять десять "
-    "conseguir consegue consigo conseguem".split()
+    "conseguir consegue consigo conseguem "
+    # wanting, and after / before ("o meu filho quer experimentar", "dá para tomar banho depois
+    # de treinar?" said they had nothing about quer, depois: the twentieth round)
+    "want wants querer quer quero queria queremos gostava gostaria хочу хочет хотим хотел "
+    "after before depois antes após после "
+    # "that" and "it" ("... ou vocês tratam disso?" said it had nothing about disso)
+    "isso isto aquilo disso disto daquilo nisso nisto".split()
 )
 # Words a question asks with that are no thing missing from the chat when it never says them,
 # though a sentence can refuse them ("we do not take children under 6" answers "do you take
@@ -129,11 +140,15 @@ _VAGUE = frozenset(
 # extra, husband). Only `unknown_words` reads them; `refuses` reads `_VAGUE` alone.
 _UNSAID_THINGS = _VAGUE | frozenset(
     "technician técnico tecnico courier estafeta курьер мастер "
-    "coach trainer treinador тренер mais antecedência antecedencia advance заранее extra "
+    "coach trainer treinador тренер mais more больше antecedência antecedencia advance заранее "
+    "extra "
     "husband wife son daughter mother mom mum father dad grandma grandpa kid kids child "
     "children baby marido mulher esposa filho filha filhos criança crianças bebé bebê mãe "
     "mae pai avó avô муж жена сын дочь дочка мама мать папа отец бабушка дедушка ребёнок "
-    "ребенок дети малыш".split()
+    "ребенок дети малыш бабушкин дедушкин мамин папин "
+    # how old the client's thing is ("нужно вскрыть старый бабушкин сейф" said it had nothing
+    # about старый, бабушкин)
+    "old older new velho velha antigo antiga novo nova старый старая новый новая".split()
 )
 
 
@@ -167,10 +182,25 @@ def unknown_words(
             continue  # "do you sell": a verb
         if k and words[k - 1].lower() == "que" and key != w.lower() and key.endswith(_INFINITIVE):
             continue  # "alguém que fale russo?": a verb form ("que dias": a noun, kept)
+        if w.lower().endswith(_INFINITIVE) and _before_infinitive(words[:k]):
+            continue  # "quanto custa entrar só um dia para experimentar?": verbs
         if not names_a_thing(w.lower()):
             continue
         out.append(w)
+    # a phrase read as one word, said back as written ("do you sell gift cards?")
+    for word, written in phrases_in(question):
+        if word in asked and not said_somewhere(word, idf) and word not in covered:
+            out.append(written)
     return out
+
+
+def _before_infinitive(before: Sequence[str]) -> bool:
+    """Whether a Portuguese infinitive after these words is a verb: "para experimentar",
+    "quer experimentar", "custa entrar", "depois de treinar"."""
+    last = [w.lower() for w in before[-2:]]
+    return bool(last) and (
+        last[-1] in _BEFORE_INFINITIVE or last in (["depois", "de"], ["antes", "de"])
+    )
 
 
 class _Scored(Protocol):

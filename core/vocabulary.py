@@ -166,7 +166,7 @@ firing kiln | cozedura | обжиг
 piece pieces | peça peças | изделие изделия
 tent tents | tenda tendas barraca | палатка шатёр шатер
 quote quotes estimate | orçamento orçamentos | смета
-shower showers | duche duches chuveiro chuveiros | душ душевая
+shower showers | duche duches chuveiro chuveiros banho | душ душевая
 changing locker lockers | balneário balneários vestiário vestiários cacifo cacifos | раздевалка шкафчик
 extension extensions | extensão extensões alongamento | наращивание
 outdoor | outdoor | outdoor
@@ -178,6 +178,14 @@ drive driving ride riding | conduzir guiar pilotar andar | водить ката
 drivinglicence | drivinglicence | drivinglicence
 board boards | prancha pranchas | доска доски
 ticket tickets | bilhete bilhetes | билет билеты
+dolphin dolphins | golfinho golfinhos | дельфин дельфины
+safe safes | cofre cofres | сейф сейфы
+touchup touchups | retoque retoques retocar | подправить подправка коррекция
+packing wrapping wrap | embalagem embalar embrulhar | упаковка упаковать
+arrival | chegada | приехать приезд прибытие
+entry admission | entrada entrar | вход
+giftcard giftcards | giftcard | giftcard
+bespoke | bespoke | bespoke
 crossing | travessia travessias | переправа
 tree trees | árvore árvores | дерево деревья
 garden gardens yard | jardim jardins quintal | сад двор участок

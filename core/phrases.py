@@ -1,0 +1,173 @@
+"""Words written as several: each phrase of PHRASES is read as one word by `tokens()`
+(core/language.py), so that the word index, the quote and the vocabulary see one word."""
+
+from __future__ import annotations
+
+import re
+
+# a word written as several: "fim de semana" is the weekend, not "fim", "de" and "semana" ("what
+# time do you open on saturday?" did not find "fim de semana 8h-14h"); "no mesmo dia" is done
+# today ("I need my thesis bound today" did not find "capa dura no mesmo dia +10€"). Each
+# with what it must contain (lower-cased), tested before its pattern: a substring test costs
+# a tenth of a pattern's search, and tokens() runs on every sentence a question's quote
+# weighs (35 -> 8 us a sentence with the twelve phrases)
+PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (
+        re.compile(r"\b(?:fim|fins)[\s-]+de[\s-]+semana\b", re.IGNORECASE),
+        "weekend",
+        ("fim", "fins"),
+    ),
+    (
+        re.compile(
+            r"\b(?:(?:no|o|nesse|neste)\s+mesmo\s+dia|(?:the\s+)?same[\s-]+day|"
+            r"в\s+(?:тот\s+же|этот\s+же|день\s+обращения)\s*(?:день)?)(?!\w)",
+            re.IGNORECASE,
+        ),
+        "sameday",
+        ("mesmo", "same", "тот", "обращения"),
+    ),
+    # "check-in" is arriving, not "check" and "in" ("what time can we check in?" said it had
+    # nothing about "check" beside "заезд с 15:00, выезд до 11:00")
+    (re.compile(r"\bcheck[\s-]?in\b", re.IGNORECASE), "checkin", ("check",)),
+    # (not "check out": "check out our new flyers" is no leaving)
+    (re.compile(r"\bcheck-?out\b", re.IGNORECASE), "checkout", ("check",)),
+    # a class paid one at a time, coming without booking, and collecting: one word each
+    # ("how much for a single drop-in class?" beside "разовое занятие теперь 14€", "можно
+    # прийти без записи?" beside "walk-ins only on Fridays", "pick up cars" / "buscar")
+    (re.compile(r"\bdrop[\s-]?ins?\b", re.IGNORECASE), "dropin", ("drop",)),
+    (re.compile(r"\bwalk[\s-]?ins?\b", re.IGNORECASE), "walkin", ("walk",)),
+    (re.compile(r"\bsem\s+marca[çc](?:ão|ao)\b", re.IGNORECASE), "semmarcação", ("marca",)),
+    (
+        re.compile(r"(?<!\w)без\s+(?:предварительной\s+)?записи(?!\w)", re.IGNORECASE),
+        "беззаписи",
+        ("записи",),
+    ),
+    (re.compile(r"\bpick(?:s|ed|ing)?[\s-]?up\b", re.IGNORECASE), "pickup", ("pick",)),
+    # outdoors and a day's entry: "vocês fazem escalada ao ar livre?" said "nothing about
+    # livre" beside "we DON'T have outdoor climbing trips"; "how much is a day pass?" had
+    # nothing beside "entrada diária 13€"
+    (
+        re.compile(
+            r"\boutdoors?\b|\bao\s+ar\s+livre\b|(?<!\w)на\s+открытом\s+воздухе(?!\w)",
+            re.IGNORECASE,
+        ),
+        "outdoor",
+        ("outdoor", "livre", "воздухе"),
+    ),
+    (
+        re.compile(
+            r"\bday[\s-]?pass(?:es)?\b|\b(?:entradas?|passes?)\s+di[áa]ri[ao]s?\b|"
+            r"(?<!\w)(?:дневной|однодневный)\s+(?:абонемент|пропуск|билет)(?!\w)",
+            re.IGNORECASE,
+        ),
+        "daypass",
+        ("day", "diári", "diari", "дневн"),
+    ),
+    # a driving licence: "can i leave my driving licence as deposit?" beside "водительские
+    # права не берём"
+    (
+        re.compile(
+            r"\bdriv(?:ing|er'?s)[\s-]+licen[cs]es?\b|\bcartas?\s+de\s+condu[çc][ãa]o\b|"
+            r"(?<!\w)водительск\w*\s+прав\w*",
+            re.IGNORECASE,
+        ),
+        "drivinglicence",
+        ("licen", "carta", "водительск"),
+    ),
+    # "gluten-free", "sem glúten", "без глютена": one word ("do you have gluten free cakes?"
+    # beside "мы НЕ делаем ничего без глютена")
+    (
+        re.compile(
+            r"\bgluten[\s-]?free\b|\bsem\s+gl[úu]ten\b|(?<!\w)без\s+глютена(?!\w)", re.IGNORECASE
+        ),
+        "glutenfree",
+        ("gluten", "glúten", "глютен"),
+    ),
+    # Portugal's phone payment, written "MB Way", "MBWay" or "mbway" ("posso pagar com mbway?"
+    # said it had nothing beside "card, MB Way or cash"); American Express is Amex
+    (re.compile(r"\bmb[\s-]?way\b", re.IGNORECASE), "mbway", ("mb",)),
+    (re.compile(r"\bamerican[\s-]+express\b", re.IGNORECASE), "amex", ("american",)),
+    # a weekday written whole ("o taproom abre à segunda-feira?" asked "feira" too, which no
+    # schedule holds), a travel fee
+    (
+        re.compile(r"\b(segunda|terça|terca|quarta|quinta|sexta)[\s-]feiras?\b", re.IGNORECASE),
+        r"\1",
+        ("feira",),
+    ),
+    # half an hour is 30 minutes ("a phone booth for like half an hour?" beside "4€ por 30
+    # min"), a summer camp one word ("campo de férias", "летний лагерь")
+    (
+        re.compile(
+            r"\bhalf\s+an\s+hour\b|\bmeia[\s-]hora\b|(?<!\w)пол\s?часа(?!\w)", re.IGNORECASE
+        ),
+        "30 min",
+        ("half", "meia", "пол"),
+    ),
+    (
+        re.compile(
+            r"\bsummer\s+camps?\b|\bcampos?\s+de\s+f[ée]rias\b|(?<!\w)летн\w+\s+лагер\w*",
+            re.IGNORECASE,
+        ),
+        "summercamp",
+        ("summer", "férias", "ferias", "летн"),
+    ),
+    (
+        re.compile(r"\btravel(?:ling)?\s+(?:fee|charge|cost)s?\b", re.IGNORECASE),
+        "travelfee",
+        ("travel",),
+    ),
+    # breakfast, and aqua aerobics: one word each ("Até que horas servem o pequeno-almoço?"
+    # said it had nothing about "almoço", lunch)
+    (re.compile(r"\bpequenos?[\s-]+almo[çc]os?\b", re.IGNORECASE), "pequenoalmoço", ("pequen",)),
+    # a touch-up, a thing made to measure, a gift card, midnight and noon: one word each ("если
+    # татуировка облезла, подправите?" beside "touch-ups grátis nos primeiros 3 meses",
+    # "костюм на заказ" beside "fato feito por medida", "do you sell gift cards?" beside
+    # "cartões sim, todos menos Amex", "é meia-noite, quanto custa?" had nothing about "meia")
+    (re.compile(r"\btouch[\s-]?ups?\b", re.IGNORECASE), "touchup", ("touch",)),
+    (
+        re.compile(
+            r"\bmade[\s-]+to[\s-]+(?:measure|order)\b|\b(?:feit[oa]s?\s+)?(?:por|sob)\s+medida\b|"
+            r"(?<!\w)(?:на|под)\s+заказ(?!\w)",
+            re.IGNORECASE,
+        ),
+        "bespoke",
+        ("made", "medida", "заказ"),
+    ),
+    (
+        re.compile(
+            r"\bgift[\s-]?(?:cards?|vouchers?|certificates?)\b|"
+            r"\b(?:vales?|cart(?:ão|ao|ões|oes)|vouchers?)[\s-]+(?:de\s+)?(?:oferta|presente)\b|"
+            r"(?<!\w)подарочн\w*\s+(?:сертификат|карт)\w*",
+            re.IGNORECASE,
+        ),
+        "giftcard",
+        ("gift", "oferta", "presente", "подарочн"),
+    ),
+    (re.compile(r"\bmeia[\s-]noite\b", re.IGNORECASE), "midnight", ("noite",)),
+    (re.compile(r"\bmeio[\s-]dia\b", re.IGNORECASE), "noon", ("meio",)),
+    (
+        re.compile(r"\baqua[\s-]?aer[oó]bics?\b|(?<!\w)аква[\s-]?аэробик\w*", re.IGNORECASE),
+        "aquaaerobics",
+        ("aqua", "аква"),
+    ),
+)
+
+
+def one_word(text: str) -> str:
+    """The text with each phrase written as its one word."""
+    low = text.lower()
+    for phrase, word, keys in PHRASES:
+        if any(k in low for k in keys):  # what it must contain: most texts hold no phrase
+            text = phrase.sub(word, text)
+    return text
+
+
+def phrases_in(text: str) -> list[tuple[str, str]]:
+    """The phrases the text writes that are one word: (the word, the phrase as written)."""
+    low = text.lower()
+    return [
+        (word, m.group())
+        for phrase, word, keys in PHRASES
+        if word.isalpha() and any(k in low for k in keys)
+        for m in phrase.finditer(text)
+    ]
