@@ -199,6 +199,26 @@ _PERSONAL_PRONOUNS = frozenset(
 )
 
 
+_PT_CONJUGATED = {
+    "a": ("ou", "ando", "amos"),
+    "e": ("eu", "endo", "emos"),
+    "i": ("iu", "indo", "imos"),
+}
+
+
+@lru_cache(maxsize=65536)
+def is_portuguese_verb(token: str) -> bool:
+    """Whether a lower-case word is a Portuguese verb's infinitive: two of its conjugated
+    forms (past, gerund, "we") are in the dictionary as its forms. "embrulhar", "entrar" and
+    "treinar" are; "lugar", "mulher" and "açúcar" are not (nor is a noun ending like an
+    infinitive); "jantar" and "olhar" are both."""
+    if not token.endswith(("ar", "er", "ir")) or len(token) < 4:
+        return False
+    stem = token[:-2]
+    forms = [stem + ending for ending in _PT_CONJUGATED[token[-2]]]
+    return sum(1 for f in forms if "pt" in holding(f) and lemma(f) == token) >= 2
+
+
 @lru_cache(maxsize=65536)
 def names_a_thing(token: str) -> bool:
     """Whether a lower-case word can stand in a topic's name: not a verb form, pronoun,

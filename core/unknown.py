@@ -9,7 +9,15 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Protocol, TypeVar
 
 from core.identity import cognate_term
-from core.language import is_time_word, lemma, name_key, names_a_thing, tokens, written_tokens
+from core.language import (
+    is_portuguese_verb,
+    is_time_word,
+    lemma,
+    name_key,
+    names_a_thing,
+    tokens,
+    written_tokens,
+)
 from core.phrases import phrases_in
 from core.recall import index_tokens
 from core.vocabulary import equivalents, instances
@@ -63,9 +71,11 @@ _BEFORE_VERB = frozenset(
     "vcs quem вы я мы можно кто".split()
 )
 _INFINITIVE = ("ar", "er", "ir")
-# a Portuguese infinitive after these is a verb ("para experimentar", "quer experimentar",
-# "custa entrar"); not after "de" ("menu de jantar": dinner)
-_BEFORE_INFINITIVE = frozenset("para a quer quero queria gostava gostaria custa custam".split())
+# before a Portuguese word that is a verb and a noun, these make it the noun ("o jantar")
+_PT_ARTICLES = frozenset(
+    "o a os as um uma uns umas do da dos das no na nos nas ao aos pelo pela meu minha seu sua "
+    "teu tua nosso nossa esse essa este esta".split()
+)
 # words that name no thing of their own: "nothing about problems" says nothing
 _VAGUE = frozenset(
     "problem problems issue issues thing things question questions help stuff option options "
@@ -182,8 +192,9 @@ def unknown_words(
             continue  # "do you sell": a verb
         if k and words[k - 1].lower() == "que" and key != w.lower() and key.endswith(_INFINITIVE):
             continue  # "alguém que fale russo?": a verb form ("que dias": a noun, kept)
-        if w.lower().endswith(_INFINITIVE) and _before_infinitive(words[:k]):
-            continue  # "quanto custa entrar só um dia para experimentar?": verbs
+        if is_portuguese_verb(w.lower()) and not (k and words[k - 1].lower() in _PT_ARTICLES):
+            continue  # "quanto custa entrar só um dia para experimentar?": verbs ("o jantar":
+            # dinner, a thing)
         if not names_a_thing(w.lower()):
             continue
         out.append(w)
@@ -192,15 +203,6 @@ def unknown_words(
         if word in asked and not said_somewhere(word, idf) and word not in covered:
             out.append(written)
     return out
-
-
-def _before_infinitive(before: Sequence[str]) -> bool:
-    """Whether a Portuguese infinitive after these words is a verb: "para experimentar",
-    "quer experimentar", "custa entrar", "depois de treinar"."""
-    last = [w.lower() for w in before[-2:]]
-    return bool(last) and (
-        last[-1] in _BEFORE_INFINITIVE or last in (["depois", "de"], ["antes", "de"])
-    )
 
 
 class _Scored(Protocol):

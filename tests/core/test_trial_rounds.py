@@ -240,6 +240,15 @@ def test_a_season_and_midnight_are_times() -> None:
     assert "midnight" in tokens("é meia-noite, quanto custa?")
 
 
+def test_a_portuguese_verb_is_no_thing_the_chat_lacks() -> None:
+    """An infinitive with conjugated forms in the dictionary is a verb ("Preciso de pagar
+    sinal para reservar a festa?" said it had nothing about "pagar" before "booking needs a
+    50€ deposit"); with an article before it, a noun that is also a verb is the noun."""
+    asked = {"embrulhar", "móvel", "jantar"}
+    said = unknown_words("embrulhar os móveis? e o jantar?", asked, lambda _: 0.0, set())
+    assert said == ["móveis", "jantar"]
+
+
 def test_a_phrase_the_chat_never_says_is_said_back_as_written() -> None:
     """ "gift cards" is one word ("giftcard"), which the question's words as written miss."""
     asked = {"sell", "giftcard"}
