@@ -117,12 +117,23 @@ def right(expected: str, question: str, answer: str) -> bool:
     return want in first or (want in answer.casefold() and not says_it_does_not_know(answer, lang))
 
 
+def shown_hedged(expected: str, question: str, answer: str) -> bool:
+    """A wrong answer that shows the expected text after saying what it has nothing about (a
+    place the chat never names, then "The nearest I have: ..."): wrong here, but a client
+    reads the answer in it."""
+    return (
+        expected != "NONE"
+        and not right(expected, question, answer)
+        and expected.casefold() in answer.casefold()
+    )
+
+
 async def run_file(
     items: list[Said | Wait | Asked], embedder: Embedder, verbose: bool
-) -> tuple[int, int]:
+) -> tuple[int, int, int]:
     pool = StorePool(scratch_dir(), dim=embedder.dim, model_name=embedder.model_name, max_open=8)
     core = Core(pool=pool, embedder=embedder, ontology=load_ontology(), config=CoreConfig())
-    ts, good, asked = START, 0, 0
+    ts, good, asked, hedged = START, 0, 0, 0
     try:
         for item in items:
             if isinstance(item, Wait):
@@ -131,6 +142,7 @@ async def run_file(
                 answer = (await core.ask("trial", item.question)).answer
                 ok = right(item.expected, item.question, answer)
                 good, asked = good + ok, asked + 1
+                hedged += shown_hedged(item.expected, item.question, answer)
                 if verbose and not ok:
                     print(
                         f"  wrong: {item.question}\n    expected {item.expected}\n    got {answer}"
@@ -140,7 +152,7 @@ async def run_file(
                 await core.remember("trial", author=item.author, text=item.text, ts=ts)
     finally:
         await core.close()
-    return good, asked
+    return good, asked, hedged
 
 
 async def main() -> None:
@@ -150,12 +162,13 @@ async def main() -> None:
     args = ap.parse_args()
     files = args.files or sorted(TRIALS.glob("*.txt"))
     embedder = UseEmbedder(threads=1)
-    total = [0, 0]
+    total = [0, 0, 0]
     for path in files:
-        good, asked = await run_file(read(path), embedder, args.show_wrong)
-        total[0], total[1] = total[0] + good, total[1] + asked
+        good, asked, hedged = await run_file(read(path), embedder, args.show_wrong)
+        total = [total[0] + good, total[1] + asked, total[2] + hedged]
         print(f"{path.stem:<12} {good:3d} / {asked:3d}")
     print(f"{'all':<12} {total[0]:3d} / {total[1]:3d} = {total[0] / max(total[1], 1):.3f}")
+    print(f"wrong, but showing the expected text after saying what it lacks: {total[2]}")
 
 
 if __name__ == "__main__":
