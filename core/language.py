@@ -62,7 +62,7 @@ TIME_WORDS = frozenset(
     суббота воскресенье выходные выходной будни будний следующий прошлый этот сегодня завтра
     вчера утро утром днём днем вечер вечером ночью
     midnight noon полночь полдень summer winter spring autumn verão verao inverno primavera
-    outono лето летом зима зимой весна весной осень осенью""".split()
+    outono лето летом зима зимой весна весной осень осенью lunchtime обеденный""".split()
 )
 
 
@@ -173,7 +173,10 @@ _NAMING_POS = frozenset({"NOUN", "ADJF", "ADJS", None})
 # and -ed forms are topic nouns too ("wedding", "training"); nor bare Portuguese -o / -a
 # words, which simplemma lemmatises to a verb when one exists ("passarinho" -> "passarinhar",
 # "rio" -> "rir")
-_PT_VERB_ENDINGS = ("ei", "ou", "amos", "emos", "imos", "aram", "eram", "iram", "ava", "avam")
+_PT_VERB_ENDINGS = (
+    *("ei", "ou", "amos", "emos", "imos", "aram", "eram", "iram", "ava", "avam"),
+    *("am", "em", "ia", "iam"),  # "parecem vespas" (the twenty-fifth round)
+)
 
 
 def is_cyrillic(token: str) -> bool:
@@ -195,7 +198,10 @@ def is_verb_form(token: str) -> bool:
 # tenho nada sobre Vocês"
 _PERSONAL_PRONOUNS = frozenset(
     "i you he she it we they me him her us them eu tu ele ela nós nos vós eles elas você vocês "
-    "voce voces vc vcs".split()
+    "voce voces vc vcs "
+    # and the possessives ("qual é o vosso instagram?" said it had nothing about "vosso")
+    "my your our their meu minha meus minhas teu tua seu sua seus suas nosso nossa nossos nossas "
+    "vosso vossa vossos vossas мой моя моё мое мои твой твоя ваш ваша ваше ваши наш наша".split()
 )
 
 

@@ -144,6 +144,16 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         ("gift", "oferta", "presente", "подарочн"),
     ),
     (re.compile(r"\bmeia[\s-]noite\b", re.IGNORECASE), "midnight", ("noite",)),
+    # after lunch is the afternoon ("можно вам позвонить в субботу после обеда?" had nothing
+    # about "обеда" beside "sáb 9h-13h")
+    (
+        re.compile(
+            r"\bafter\s+lunch\b|\bdepois\s+do\s+almo[çc]o\b|(?<!\w)после\s+обеда(?!\w)",
+            re.IGNORECASE,
+        ),
+        "afternoon",
+        ("lunch", "almo", "обеда"),
+    ),
     (re.compile(r"\bmeio[\s-]dia\b", re.IGNORECASE), "noon", ("meio",)),
     (
         re.compile(r"\baqua[\s-]?aer[oó]bics?\b|(?<!\w)аква[\s-]?аэробик\w*", re.IGNORECASE),

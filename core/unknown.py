@@ -34,6 +34,24 @@ NAME = re.compile(
 )
 
 
+# where the client is ("I live in Faro, could you post a costume down to me?", "ele mora em
+# Odivelas. quanto custa?", "coming from Palmela by car"): their situation, said back as a
+# thing the chat lacks before the answer (five of the twenty-fifth round's questions)
+_SITUATED = re.compile(
+    r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|we'?re)\s+(?:in|at|near)"
+    r"|\b(?:coming|i'?m|im|we'?re|are)\s+from"
+    r"|\b(?:moro|mora|moramos|moram|vivo|vive|vivemos|vivem|estou|estamos)\s+(?:em|no|na|nos|nas)"
+    r"|\b(?:sou|somos)\s+(?:de|do|da)|\bcomprei\s+(?:em|no|na)"
+    r"|(?<!\w)(?:живу|живёт|живет|живём|живем|живут|нахожусь|находимся|я|мы)\s+в)\s*$"
+)
+
+
+def situated(question: str, name: str) -> bool:
+    """Whether the question writes the name as where the client is ("I live in Faro")."""
+    at = question.find(name)
+    return at > 0 and bool(_SITUATED.search(question[:at]))
+
+
 def unknown_names(
     question: str,
     idf: Callable[[str], float],
@@ -49,10 +67,13 @@ def unknown_names(
     answerable question lost."""
     keys = {name_key(k) for k in known}
     out = []
-    for name in NAME.findall(question):
+    for m in NAME.finditer(question):
+        name = m.group()
         toks = index_tokens(name)
         if not toks or name_key(name) in keys or speaker(name):
             continue
+        if _SITUATED.search(question[: m.start()]):
+            continue  # where the client lives or comes from, not what is asked (situated)
         if all(is_time_word(w) for w in written_tokens(name)):
             continue  # "a double room in December": when, not what
         # held, or an everyday equivalent is ("my ID" and "без документа"), or a cognate
@@ -138,7 +159,15 @@ _VAGUE = frozenset(
     "want wants querer quer quero queria queremos gostava gostaria хочу хочет хотим хотел "
     "after before depois antes após после "
     # "that" and "it" ("... ou vocês tratam disso?" said it had nothing about disso)
-    "isso isto aquilo disso disto daquilo nisso nisto".split()
+    "isso isto aquilo disso disto daquilo nisso nisto "
+    # coming, leaving, "really", "through", "some", "less" (the twenty-fifth round: "can
+    # someone come to her?", "can't really leave the house", "book through insta", "umas 3
+    # horas ... mais ou menos")
+    "come comes coming leave leaves really through umas uns algumas alguns menos "
+    # another one, a huge one, under it ("o meu aparelho é de outra marca", "há um ninho
+    # enorme debaixo do telhado")
+    "other another outro outra outros outras другой другая другое enorme huge огромный "
+    "debaixo under под".split()
 )
 # Words a question asks with that are no thing missing from the chat when it never says them,
 # though a sentence can refuse them ("we do not take children under 6" answers "do you take
@@ -158,7 +187,14 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "ребенок дети малыш бабушкин дедушкин мамин папин "
     # how old the client's thing is ("нужно вскрыть старый бабушкин сейф" said it had nothing
     # about старый, бабушкин)
-    "old older new velho velha antigo antiga novo nova старый старая новый новая".split()
+    "old older new velho velha antigo antiga novo nova старый старая новый новая "
+    # more of the client's people, their age in years, the money a refund gives back, the
+    # account a handle is of ("my grandmother in Palmela", "12 friends for a stag party", "o
+    # meu filho de 7 anos", "devolvem o dinheiro?", "whats the account")
+    "grandmother grandfather granny grandparents friend friends amigo amigos amiga amigas "
+    "друг друзья подруга colleague colleagues colega colegas коллега коллеги cousin primo "
+    "prima брат сестра brother sister irmão irmã year years ano anos год года лет "
+    "money dinheiro деньги account conta аккаунт home casa дом".split()
 )
 
 
@@ -195,7 +231,7 @@ def unknown_words(
         if is_portuguese_verb(w.lower()) and not (k and words[k - 1].lower() in _PT_ARTICLES):
             continue  # "quanto custa entrar só um dia para experimentar?": verbs ("o jantar":
             # dinner, a thing)
-        if not names_a_thing(w.lower()):
+        if not names_a_thing(w.lower()) or situated(question, w):
             continue
         out.append(w)
     # a phrase read as one word, said back as written ("do you sell gift cards?")

@@ -23,15 +23,15 @@ price prices pricing cost costs | preço preços custo custa valor | цена с
 plan plans tier | plano planos | тариф тарифы план
 free | grátis gratuito gratuita | бесплатный бесплатно
 trial try | teste avaliação experimentar | пробный триал попробовать
-discount discounts | desconto descontos | скидка скидки
+discount discounts deal | desconto descontos | скидка скидки
 annual yearly year | anual ano | годовой год
 monthly month | mensal mês | месячный месяц
 pay payment payments paying | pagar pagamento pagamentos | платить оплатить заплатить оплата платёж
-card | cartão multibanco | карта
+card visa mastercard | cartão multibanco | карта
 invoice invoices bill | fatura nota boleto | счёт счет
 receipt receipts | recibo | чек
 contract | contrato fidelização | договор контракт
-refund refunds | reembolso devolução | возврат
+refund refunds | reembolso devolução devolver | возврат
 cancel cancellation cancelation | cancelar cancelamento | отменить отмена
 subscription | assinatura | подписка
 registration joining enrolment enrollment | inscrição matrícula | регистрация регистрационный вступительный
@@ -41,7 +41,7 @@ hours schedule | horário horários | часы график
 phone telephone call | telefone ligação ligar | телефон звонок звонки позвонить звонить
 email | email e-mail | почта email
 office | escritório sede | офис
-delivery deliver delivers shipping ship send | entrega entregar entregam envio enviar frete | доставка доставить доставлять доставляете отправить отправка
+delivery deliver delivers shipping ship send post | entrega entregar entregam envio enviar frete | доставка доставить доставлять доставляете отправить отправка отправлять
 address | endereço morada | адрес
 meet meeting | encontro encontrar | встреча встретиться встречаться сбор
 weekend weekends | fim-de-semana | выходные
@@ -184,8 +184,8 @@ touchup touchups | retoque retoques retocar | подправить подпра�
 packing wrapping wrap | embalagem embalar embrulhar | упаковка упаковать
 arrival | chegada | приехать приезд прибытие
 entry admission | entrada entrar | вход
-giftcard giftcards | giftcard | giftcard
 bespoke | bespoke | bespoke
+voucher vouchers giftcard giftcards | vale vales giftcard | сертификат ваучер
 crossing | travessia travessias | переправа
 tree trees | árvore árvores | дерево деревья
 garden gardens yard | jardim jardins quintal | сад двор участок

@@ -48,6 +48,7 @@ from core.restated import Written
 from core.retrieval import graph_scores, path_to, personalized_pagerank, reach_within_hops
 from core.rows import new_id
 from core.texts import t
+from core.unknown import situated
 from core.vocabulary import widened
 from core.world_names import FILLER
 from core.worlds import question_worlds
@@ -139,7 +140,10 @@ class Retriever(Stage):
             name
             for c in clauses
             for name in (c.subject, *c.objects)
-            if name and names_something(name) and not literal_entities(store, name, worlds)
+            if name
+            and names_something(name)
+            and not literal_entities(store, name, worlds)
+            and not situated(question, name)  # "I live in Faro, could you post ...?"
         ]
         vectors = store.entity_vectors
         sims = vectors.scores(q_emb)  # one scan; every cosine below is read from it

@@ -435,6 +435,24 @@ def test_a_refusal_is_of_a_thing_the_question_asks_about() -> None:
         ("lockout", "нужно вскрыть старый бабушкин сейф, вы такое делаете?", "cofres pequenos"),
         ("lockout", "как быстро приедет мастер, если я в центре Лиссабона?", "30-40 min"),
         ("alterations", "сколько ждать костюм на заказ?", "8-10 weeks now"),
+        # the twenty-first round (a chimney sweep, a costume rental, a hearing-aid centre, a
+        # pest control service, a rehearsal studio, a paragliding school; 48 / 90 as first
+        # run, its questions telling the client's situation): where the client lives or comes
+        # from is not asked; an address or a handle is asked by its own sentence; age in
+        # years, an account, "really", "come", "vosso", a grandmother name no thing; lunch
+        # time and "после обеда" are times; a Visa is a card
+        ("costumes", "quanto custa alugar um fato para o meu filho de 7 anos?", "kids 20€"),
+        ("costumes", "can I book through insta? whats the account", "@bau.das.mascaras"),
+        ("hearingaids", "where exactly is your shop? coming from Palmela by car", "Luísa Todi 118"),
+        ("hearingaids", "вы работаете в обеденное время?", "9h30-13h e 14h30-19h"),
+        (
+            "hearingaids",
+            "my grandmother in Palmela can't really leave the house, can someone come to her?",
+            "25€ a deslocação",
+        ),
+        ("pestcontrol", "можно вам позвонить в субботу после обеда?", "sáb 9h-13h"),
+        ("rehearsal", "qual é a morada? vou lá amanhã com o meu primo ver a sala", "Bonjardim 512"),
+        ("paragliding", "qual é o vosso instagram?", "@voaalto.pt"),
     ],
 )
 async def test_a_later_trial_chats_answer_shows_its_answer(
@@ -458,6 +476,8 @@ async def test_a_later_trial_chats_answer_shows_its_answer(
             "bouldering",
             "я беру абонемент на месяц, но летом уезжаю, можно его как-то приостановить?",
         ),
+        # the twenty-first: a Visa is a card ("cartão sim, todos menos amex")
+        ("pestcontrol", "can I just pay the technician with my visa when he comes?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
