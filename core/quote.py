@@ -230,13 +230,10 @@ def pick_quote(
     contact = None if place else asks_contact(question)
     if place or contact is not None:  # "qual é a morada? vou lá amanhã com o meu primo ver a
         # sala": the other sentences tell the client's plans, which the address does not hold
-        asking = [
-            part
-            for part in sentences(question)
-            if (asks_address(part) if place else asks_contact(part) is not None)
-        ]
-        if asking and len(asking) < len(sentences(question)):
-            asked &= frozenset(t for part in asking for t in index_tokens(part))
+        parts = sentences(question)
+        by = [p for p in parts if (asks_address(p) if place else asks_contact(p) is not None)]
+        if by and len(by) < len(parts):
+            asked &= frozenset(t for part in by for t in index_tokens(part))
     if contact is not None:  # held by a phone number, an e-mail address or a handle
         asked -= PHONE_ASKED | EMAIL_ASKED | HANDLE_ASKED | CONTACT_ASKED | CONTACT_NUMBER
         asked -= YOU_PLACE | {"e"}
