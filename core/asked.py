@@ -219,9 +219,23 @@ MONEY = re.compile(
 # bootcamp?" quoted "No prior coding experience is needed for the bootcamp", which held the
 # asked word "bootcamp" as "The Data Science Bootcamp lasts 12 weeks" did)
 # (and "dura" / "demora" / "длится": "quantas horas dura a sessão?" said "nothing about dura")
-HOW_LONG = frozenset(key_tokens("long tempo dura durar demora demorar длится длиться"))
+HOW_LONG = frozenset(key_tokens("long tempo dura durar demora demorar длится длиться долго"))
 # ... and by a unit of time: "Update: the Bootcamp now costs $2,100" has a number, and was
 # shown under "lasts 12 weeks" as what was said later
+# a duration written short: "1h15", "2h", "45 min", "3ч" ("сколько по времени длится
+# дегустация?" found no sentence beside "tasting is 20€ per person, 1h15": the twenty-second
+# round); a clock time is written so too, after "às" / "at" / "в" ("às 11h e às 16h")
+_SHORT_DURATION = re.compile(r"(?i)(?<!\w)\d+\s?(?:h|hrs?|min|mins|ч|мин)(?:\d{2})?(?!\w)")
+_AT_CLOCK = re.compile(
+    r"(?i)(?<!\w)(?:at|às|as|à|das|até|from|until|till|в|до|с)\s+\d{1,2}(?:[:h.]\d{2}|h|ч)?(?!\w)"
+)
+
+
+def holds_short_duration(text: str) -> bool:
+    """Whether the text writes a duration short ("1h15", "45 min"), not a clock time."""
+    return bool(_SHORT_DURATION.search(_AT_CLOCK.sub(" ", text)))
+
+
 TIME_UNITS = frozenset(
     key_tokens(
         "minute minutes hour hours day days week weeks month months year years minuto minutos "

@@ -86,7 +86,34 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     # Portugal's phone payment, written "MB Way", "MBWay" or "mbway" ("posso pagar com mbway?"
     # said it had nothing beside "card, MB Way or cash"); American Express is Amex
     (re.compile(r"\bmb[\s-]?way\b", re.IGNORECASE), "mbway", ("mb",)),
-    (re.compile(r"\bamerican[\s-]+express\b", re.IGNORECASE), "amex", ("american",)),
+    (
+        re.compile(
+            r"\bamerican[\s-]+express\b|(?<!\w)американ\w*[\s-]+экспресс\w*|(?<!\w)амекс\w*",
+            re.IGNORECASE,
+        ),
+        "amex",
+        ("american", "американ", "амекс"),
+    ),
+    # "15% off" is a discount, turning up without booking a walk-in, a grand piano one word,
+    # "б/у" used, a windscreen "para-brisas" (the twenty-second round: "somos 12 amigos, fazem
+    # algum desconto?" beside "groups of 10+ get 15% off", "can we just turn up on saturday
+    # without booking?" beside "we don't take walk-ins", "сколько стоит настроить рояль?"
+    # beside "piano de cauda 110€", "any used pianos?" beside "б/у пианино")
+    (re.compile(r"(\d\s*%)\s*off\b", re.IGNORECASE), r"\1 discount", ("off",)),
+    (
+        re.compile(r"\bwithout\s+(?:a\s+)?(?:booking|reservation|appointment)\b", re.IGNORECASE),
+        "walkin",
+        ("without",),
+    ),
+    (
+        re.compile(r"\bgrand\s+pianos?\b|\bpianos?\s+de\s+cauda\b", re.IGNORECASE),
+        "grandpiano",
+        ("grand", "cauda"),
+    ),
+    (re.compile(r"(?<!\w)б/у(?!\w)", re.IGNORECASE), "used", ("б/у",)),
+    # "сколько по времени" asks how long, not a time of day ("время")
+    (re.compile(r"(?<!\w)по\s+времени(?!\w)", re.IGNORECASE), "долго", ("времени",)),
+    (re.compile(r"\bpara[\s-]brisas?\b", re.IGNORECASE), "windscreen", ("brisa",)),
     # a weekday written whole ("o taproom abre à segunda-feira?" asked "feira" too, which no
     # schedule holds), a travel fee
     (

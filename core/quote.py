@@ -59,6 +59,7 @@ from core.asked import (
     asks_amount,
     asks_contact,
     asks_which,
+    holds_short_duration,
     paying_with,
     question_words,
     without_times,
@@ -357,7 +358,7 @@ def pick_quote(
             wanted = (
                 (number or not amount)
                 and (timed or not timed_q)
-                and (not duration or bool(TIME_UNITS & held))
+                and (not duration or bool(TIME_UNITS & held) or holds_short_duration(lead))
                 and (not place or bool(ADDRESS.search(lead)))
                 and (contact is None or bool(contact.search(lead)))
             )

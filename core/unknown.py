@@ -167,7 +167,13 @@ _VAGUE = frozenset(
     # another one, a huge one, under it ("o meu aparelho é de outra marca", "há um ninho
     # enorme debaixo do telhado")
     "other another outro outra outros outras другой другая другое enorme huge огромный "
-    "debaixo under под".split()
+    "debaixo under под "
+    # one's own, something, happening, those, behind (the twenty-second round: "a minha propria
+    # prancha", "fazem algum desconto?", "when's the next course happening?", "aquelas
+    # películas ... de trás")
+    "own próprio própria propria proprio собственный свой something algum alguma algo "
+    "что-то happen happens happening acontecer aquele aquela aqueles aquelas trás tras "
+    "look looks".split()
 )
 # Words a question asks with that are no thing missing from the chat when it never says them,
 # though a sentence can refuse them ("we do not take children under 6" answers "do you take
@@ -178,7 +184,7 @@ _VAGUE = frozenset(
 # husband's steel watch" said they had nothing about tecnico, тренером, mais, antecedência,
 # extra, husband). Only `unknown_words` reads them; `refuses` reads `_VAGUE` alone.
 _UNSAID_THINGS = _VAGUE | frozenset(
-    "technician técnico tecnico courier estafeta курьер мастер "
+    "technician técnico tecnico courier estafeta курьер мастер driver motorista водитель "
     "coach trainer treinador тренер mais more больше antecedência antecedencia advance заранее "
     "extra "
     "husband wife son daughter mother mom mum father dad grandma grandpa kid kids child "
@@ -188,12 +194,14 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # how old the client's thing is ("нужно вскрыть старый бабушкин сейф" said it had nothing
     # about старый, бабушкин)
     "old older new velho velha antigo antiga novo nova старый старая новый новая "
+    "big large grande grandes большой большая "
     # more of the client's people, their age in years, the money a refund gives back, the
     # account a handle is of ("my grandmother in Palmela", "12 friends for a stag party", "o
     # meu filho de 7 anos", "devolvem o dinheiro?", "whats the account")
     "grandmother grandfather granny grandparents friend friends amigo amigos amiga amigas "
     "друг друзья подруга colleague colleagues colega colegas коллега коллеги cousin primo "
-    "prima брат сестра brother sister irmão irmã year years ano anos год года лет "
+    "prima брат сестра brother sister irmão irmã sogro sogra sogros in-laws свекровь тёща "
+    "year years ano anos год года лет "
     "money dinheiro деньги account conta аккаунт home casa дом".split()
 )
 

@@ -123,7 +123,7 @@ surcharge extra fee | acréscimo extra taxa adicional | доплата наце�
 vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
 insurance insured | seguro seguros | страховка страхование застраховать
 deposit deposits | caução depósito sinal | залог депозит предоплата
-move moving relocation | mudança mudanças mudar | переезд переехать переезжать
+move moving relocation | mudança mudanças mudar | переезд переехать переезжать перевозить перевезти
 driver drivers | condutor condutores motorista | водитель водители
 mat mats | tapete tapetes | коврик коврики
 furniture | móveis móvel mobília | мебель
@@ -186,6 +186,15 @@ arrival | chegada | приехать приезд прибытие
 entry admission | entrada entrar | вход
 bespoke | bespoke | bespoke
 voucher vouchers giftcard giftcards | vale vales giftcard | сертификат ваучер
+tasting tastings | prova provas degustação | дегустация дегустации
+workshop workshops course courses masterclass | workshop curso cursos | воркшоп курс курсы мастер-класс
+farm | herdade fazenda | ферма
+tin tins | lata latas | банка банки жестяной
+windscreen windshield | windscreen | лобовой лобовое лобовый
+tinting tint | película películas | тонировка тонировать
+grandpiano | grandpiano | рояль
+used secondhand | usado usados usada | used подержанный
+inspection inspect | inspeção vistoria | осмотр
 crossing | travessia travessias | переправа
 tree trees | árvore árvores | дерево деревья
 garden gardens yard | jardim jardins quintal | сад двор участок

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from bench.trials import TRIALS, Asked, Said, read
 from core.service import Core
 
 
@@ -16,3 +17,15 @@ async def first_line(core: Core, messages: Sequence[str], question: str) -> tupl
         await core.remember("c", author="Ana", text=text, ts=start + timedelta(minutes=i))
     got = await core.ask("c", question)
     return got.answer.splitlines()[0], got.answer
+
+
+def staff_before(chat: str, question: str) -> list[str]:
+    """The staff messages of a trial chat written before the question is asked in it (what
+    bench.trials has told the bot when it asks)."""
+    out = []
+    for item in read(TRIALS / f"{chat}.txt"):
+        if isinstance(item, Asked) and item.question == question:
+            return out
+        if isinstance(item, Said):
+            out.append(item.text)
+    raise AssertionError(f"{question!r} is not asked in {chat}")

@@ -21,19 +21,7 @@ from core.restated import _REPLACED, UPDATE, _values
 from core.service import Core
 from core.unknown import refuses, said_somewhere, unknown_words
 from core.vocabulary import equivalents
-from tests.core.replay import first_line
-
-
-def _staff_before(chat: str, question: str) -> list[str]:
-    """The staff messages of a trial chat written before the question is asked in it (what
-    bench.trials has told the bot when it asks)."""
-    out = []
-    for item in read(TRIALS / f"{chat}.txt"):
-        if isinstance(item, Asked) and item.question == question:
-            return out
-        if isinstance(item, Said):
-            out.append(item.text)
-    raise AssertionError(f"{question!r} is not asked in {chat}")
+from tests.core.replay import first_line, staff_before
 
 
 def test_a_word_the_chat_lacks_is_found_by_its_cognate() -> None:
@@ -88,7 +76,7 @@ def test_a_word_the_chat_lacks_is_found_by_its_cognate() -> None:
 async def test_a_later_trial_chats_question_quotes_its_answer(
     use_core: Core, chat: str, question: str, quoted: str
 ) -> None:
-    first, answer = await first_line(use_core, _staff_before(chat, question), question)
+    first, answer = await first_line(use_core, staff_before(chat, question), question)
     assert quoted in first, answer
 
 
@@ -193,7 +181,7 @@ async def test_a_verbs_particle_and_a_yard_are_no_unknown_thing(use_core: Core) 
     only the pine is unknown, and the sentence that refuses big trees follows."""
     _, answer = await first_line(
         use_core,
-        _staff_before("gardening", "can u cut down a big pine tree in my yard?"),
+        staff_before("gardening", "can u cut down a big pine tree in my yard?"),
         "can u cut down a big pine tree in my yard?",
     )
     assert "pine" in answer.splitlines()[0] and "down" not in answer.splitlines()[0], answer
@@ -460,7 +448,7 @@ async def test_a_later_trial_chats_answer_shows_its_answer(
 ) -> None:
     """The answer shows the text, in its first line or in the later update under it, and does
     not say first that it has nothing about a word of the question."""
-    _, answer = await first_line(use_core, _staff_before(chat, question), question)
+    _, answer = await first_line(use_core, staff_before(chat, question), question)
     assert shown in answer and not says_it_does_not_know(answer, detect_language(question)), answer
 
 
