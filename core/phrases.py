@@ -114,6 +114,31 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     # "сколько по времени" asks how long, not a time of day ("время")
     (re.compile(r"(?<!\w)по\s+времени(?!\w)", re.IGNORECASE), "долго", ("времени",)),
     (re.compile(r"\bpara[\s-]brisas?\b", re.IGNORECASE), "windscreen", ("brisa",)),
+    # an e-bike, a video call, leaving the car (parking): "can you pick up my ebike?" beside
+    # "bicicletas elétricas", "onde é que posso deixar o carro?" beside "Camões garage" (the
+    # twenty-third round)
+    (
+        re.compile(r"\be-?bikes?\b|\bbicicletas?\s+el[ée]tricas?\b", re.IGNORECASE),
+        "ebike",
+        ("bike", "bicicleta"),
+    ),
+    (re.compile(r"\bvideo[\s-]?calls?\b", re.IGNORECASE), "videocall", ("video",)),
+    (
+        re.compile(
+            r"\bmeeting\s+rooms?\b|\bsalas?\s+de\s+reuni(?:ões|oes|ão|ao)\b|(?<!\w)переговор[нк]\w*",
+            re.IGNORECASE,
+        ),
+        "meetingroom",
+        ("meeting", "reuni", "переговор"),
+    ),
+    (
+        re.compile(
+            r"\bdeixar\s+o\s+carro\b|\bleave\s+(?:my|the|our)\s+car\b|(?<!\w)оставить\s+машину(?!\w)",
+            re.IGNORECASE,
+        ),
+        "parking",
+        ("carro", "car", "машину"),
+    ),
     # a weekday written whole ("o taproom abre à segunda-feira?" asked "feira" too, which no
     # schedule holds), a travel fee
     (

@@ -38,7 +38,8 @@ NAME = re.compile(
 # Odivelas. quanto custa?", "coming from Palmela by car"): their situation, said back as a
 # thing the chat lacks before the answer (five of the twenty-fifth round's questions)
 _SITUATED = re.compile(
-    r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|we'?re)\s+(?:in|at|near)"
+    r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|we'?re)\s+(?:only\s+|just\s+|now\s+)?"
+    r"(?:in|at|near)"
     r"|\b(?:coming|i'?m|im|we'?re|are)\s+from"
     r"|\b(?:moro|mora|moramos|moram|vivo|vive|vivemos|vivem|estou|estamos)\s+(?:em|no|na|nos|nas)"
     r"|\b(?:sou|somos)\s+(?:de|do|da)|\bcomprei\s+(?:em|no|na)"
@@ -173,7 +174,10 @@ _VAGUE = frozenset(
     # películas ... de trás")
     "own próprio própria propria proprio собственный свой something algum alguma algo "
     "что-то happen happens happening acontecer aquele aquela aqueles aquelas trás tras "
-    "look looks".split()
+    "look looks "
+    # back, giving, while, all, "in a" (the twenty-third round: "how long till i get my mug
+    # back", "give a quote", "enquanto trabalho", "o dia todo", "numa casa pequena")
+    "back give gives enquanto todo toda todos todas numa num nuns numas".split()
 )
 # Words a question asks with that are no thing missing from the chat when it never says them,
 # though a sentence can refuse them ("we do not take children under 6" answers "do you take
@@ -194,7 +198,8 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # how old the client's thing is ("нужно вскрыть старый бабушкин сейф" said it had nothing
     # about старый, бабушкин)
     "old older new velho velha antigo antiga novo nova старый старая новый новая "
-    "big large grande grandes большой большая "
+    "big large grande grandes большой большая small pequeno pequena маленький маленькая "
+    "adult adults adulto adultos взрослый взрослые notice "
     # more of the client's people, their age in years, the money a refund gives back, the
     # account a handle is of ("my grandmother in Palmela", "12 friends for a stag party", "o
     # meu filho de 7 anos", "devolvem o dinheiro?", "whats the account")

@@ -35,7 +35,7 @@ refund refunds | reembolso devolução devolver | возврат
 cancel cancellation cancelation | cancelar cancelamento | отменить отмена
 subscription | assinatura | подписка
 registration joining enrolment enrollment | inscrição matrícula | регистрация регистрационный вступительный
-membership pass passes | passe passes mensalidade | абонемент абонементы
+membership pass passes member members | passe passes mensalidade membro membros sócio sócios | абонемент абонементы
 support | suporte atendimento apoio | поддержка
 hours schedule | horário horários | часы график
 phone telephone call | telefone ligação ligar | телефон звонок звонки позвонить звонить
@@ -138,13 +138,13 @@ private individual | particular particulares individual | индивидуаль
 van vans | carrinha carrinhas | фургон фургона
 breakfast | pequenoalmoço | завтрак
 lunch | almoço | обед
-motorhome motorhomes campervan | autocaravana autocaravanas | автодом кемпер
+motorhome motorhomes campervan camper | autocaravana autocaravanas | автодом кемпер
 cheque cheques | cheque cheques | чек чеком чеки
 sedation sedative | sedação sedativo calmante | седация успокоительное
 aquaaerobics | hidroginástica hidroginastica | аквааэробика
 student students | aluno alunos estudante estudantes | студент студенты ученик ученики
 home house | casa domicílio | дом
-parking park | estacionamento estacionar | парковка парковаться припарковаться парковать
+parking park garage | estacionamento estacionar garagem | парковка парковаться припарковаться парковать
 monday mondays | segunda segundas | понедельник
 tuesday tuesdays | terça terças terca | вторник
 wednesday wednesdays | quarta quartas | среда
@@ -155,7 +155,7 @@ sunday sundays | domingo domingos | воскресенье
 open opens opening | aberto aberta abre abrem abrir funciona funcionam | открыт открыты открыто открываться работаете работает
 fee fees | taxa taxas | взнос взносы сбор
 dropin single | avulsa avulso | разовый разовое разовая
-courtesy replacement loaner | substituição substituto | подменный подменная замена
+courtesy replacement loaner lend | substituição substituto emprestar | подменный подменная замена
 installment installments instalment instalments | parcela parcelas parcelamento prestação prestações | рассрочка
 upfront advance prepayment prepay | adiantado adiantamento antecipado antecipadamente | предоплата аванс
 urgent urgently rush express | urgente urgência | срочно срочный срочная срочность
@@ -195,6 +195,15 @@ tinting tint | película películas | тонировка тонировать
 grandpiano | grandpiano | рояль
 used secondhand | usado usados usada | used подержанный
 inspection inspect | inspeção vistoria | осмотр
+ebike ebikes | ebike | электровелосипед
+videocall | videochamada videochamadas | видеосвязь видеозвонок
+plate plates | prato pratos | тарелка тарелки
+mug mugs | caneca canecas | кружка кружки
+clay | barro argila | глина
+pottery ceramics | cerâmica olaria | керамика гончарный
+meetingroom | meetingroom | meetingroom
+editing edit | edição editar | монтаж
+plan plans | plano planos | тариф
 crossing | travessia travessias | переправа
 tree trees | árvore árvores | дерево деревья
 garden gardens yard | jardim jardins quintal | сад двор участок

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bench.answers import says_it_does_not_know
-from bench.trials import TRIALS, Asked, Said, Wait, read, run_file
+from bench.trials import TRIALS, Said, read
 from core.asked import question_words, writes_schedule
 from core.identity import spelled_stem
 from core.index.words import MessageIndex, index_tokens
@@ -450,35 +450,3 @@ async def test_a_later_trial_chats_answer_shows_its_answer(
     not say first that it has nothing about a word of the question."""
     _, answer = await first_line(use_core, staff_before(chat, question), question)
     assert shown in answer and not says_it_does_not_know(answer, detect_language(question)), answer
-
-
-@pytest.mark.parametrize(
-    ("chat", "question"),
-    [
-        # the twentieth round: "can I pay with american express?" held "pay" as a word a
-        # sentence must hold, and quoted another colleague's "sim, podem congelar ..." over
-        # the reply "cartões sim, todos menos Amex" (its authors and replies matter: asked
-        # after one author's lines, the Amex line is quoted before the fix too)
-        ("bouldering", "can I pay with american express?"),
-        (
-            "bouldering",
-            "я беру абонемент на месяц, но летом уезжаю, можно его как-то приостановить?",
-        ),
-        # the twenty-first: a Visa is a card ("cartão sim, todos menos amex")
-        ("pestcontrol", "can I just pay the technician with my visa when he comes?"),
-    ],
-)
-async def test_a_trial_question_asked_as_the_bench_asks_it(
-    use_core: Core, chat: str, question: str
-) -> None:
-    """The chat told as bench.trials tells it (its authors, one minute apart, and its
-    waits), up to the question, which the bench then finds answered."""
-    items: list[Said | Wait | Asked] = []
-    for item in read(TRIALS / f"{chat}.txt"):
-        if isinstance(item, Asked) and item.question == question:
-            items.append(item)
-            break
-        if not isinstance(item, Asked):
-            items.append(item)
-    assert isinstance(items[-1], Asked)
-    assert (await run_file(items, use_core.embedder, verbose=True))[:2] == (1, 1)
