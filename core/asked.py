@@ -11,6 +11,7 @@ import re
 
 from core.index.words import index_tokens
 from core.language import key_tokens, lemma, written_tokens
+from core.sentences import sentences
 
 # "where are you located?", "onde vocês ficam?", "ваш адрес?": the company's address, held by a
 # sentence with a street and a number ("na Rua das Flores 88", "ул. Лесная 12"), in whatever
@@ -280,6 +281,18 @@ _PAYING_WITH = re.compile(
     r"(?i)\b(pay|paying|pagar|pago|pagamos|pagam|paga|pagava)\s+(?:with|by|in|com|em|por|via)\b|"
     r"(?<!\w)(оплатить|заплатить|платить|оплачивать|расплатиться)\s+(?:через|в|по)(?!\w)"
 )
+
+
+def words_asking_it(question: str, place: bool) -> frozenset[str] | None:
+    """The words of the sentences asking the address (`place`) or a contact, when the question
+    has other sentences too: "qual é a morada? vou lá amanhã com o meu primo ver a sala" tells
+    the client's plans after it, which the address does not hold (it quoted a Saturday
+    message: the twenty-first round)."""
+    parts = sentences(question)
+    by = [p for p in parts if (asks_address(p) if place else asks_contact(p) is not None)]
+    if not by or len(by) == len(parts):
+        return None
+    return frozenset(t for part in by for t in index_tokens(part))
 
 
 def paying_with(question: str) -> set[str]:

@@ -63,6 +63,7 @@ from core.asked import (
     paying_with,
     question_words,
     without_times,
+    words_asking_it,
     writes_schedule,
 )
 from core.language import (
@@ -149,18 +150,6 @@ CANDIDATES = 8  # evidence messages whose sentences compete
 # tests/fixtures/answers_unanswerable): said it does not know, lumio 0.400 -> 0.533 at 0.2 with
 # no answerable question lost; from 0.4, one lost ("Как можно оплатить?", 0.175).
 MIN_MEANING_AT = 0.2
-# A sentence at least cross + this share of the gap from the question is quoted on its meaning
-# alone, with no word in common (it was 1.0: as near as two messages of one topic). The client
-# trials of 2026-12-03 asked "what are the warehouse hours?" against "Склад работает с 9 до 21"
-# (0.27 with USE), "do I need to know programming?" against "No prior coding experience is
-# needed" (0.30), "qual o idioma das aulas?" against "Courses are taught in English" (0.29,
-# and "Classes are live on Zoom" was quoted through the word "aulas"): each found nothing or
-# the wrong sentence. Both tuning parts of bench.answers are the same at 1.0, 0.85, 0.75 and 0.6
-# (answered and says-it-does-not-know); at 0.75 the trials gained those three and one quote
-# for a question nothing answers ("is there a job guarantee?" -> the career coaching); 0.6
-# also answered "can I bring my cat?" with "Pets are welcome" (0.25), but it is the edge
-# that the questions nothing answers live nearest.
-MEANING_RELEVANT_AT = 0.75
 # A sentence holding every word the question asks with, names aside ("eat" in "what does Monty
 # eat?"), in any of the three languages: USE puts that question 0.55 from "Monty is a ball
 # python" and 0.36 from "my ball python Monty eats one mouse a week", and the meaning score
@@ -229,12 +218,8 @@ def pick_quote(
     priced_q = bool(own & HOW_MUCH or PRICE_ASKED.search(question)) and not duration and not timed_q
     place = asks_address(question)
     contact = None if place else asks_contact(question)
-    if place or contact is not None:  # "qual é a morada? vou lá amanhã com o meu primo ver a
-        # sala": the other sentences tell the client's plans, which the address does not hold
-        parts = sentences(question)
-        by = [p for p in parts if (asks_address(p) if place else asks_contact(p) is not None)]
-        if by and len(by) < len(parts):
-            asked &= frozenset(t for part in by for t in index_tokens(part))
+    if (place or contact is not None) and (by := words_asking_it(question, place)) is not None:
+        asked &= by
     if contact is not None:  # held by a phone number, an e-mail address or a handle
         asked -= PHONE_ASKED | EMAIL_ASKED | HANDLE_ASKED | CONTACT_ASKED | CONTACT_NUMBER
         asked -= YOU_PLACE | {"e"}
@@ -374,7 +359,7 @@ def pick_quote(
                 if own_q:  # and so is the answer to its writer's own question
                     cos = max(cos, cosines[own_q] - REPLY_DISCOUNT * gap)
                 near = max(cos - meaning.cross, 0.0) / max(meaning.same - meaning.cross, 1e-3)
-                if cos >= meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross):
+                if cos >= meaning.relevant:
                     score = max(score, MIN_RELEVANCE)
                 floor = meaning.cross + MIN_MEANING_AT * (meaning.same - meaning.cross)
                 # (an update of something asked stays, shown after what it updates: "интенсив A1
@@ -454,8 +439,7 @@ def pick_quote(
         and best is not None
         and meaning is not None
         and not best.holds_asked
-        and cosines[best_sentence]
-        < meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross)
+        and cosines[best_sentence] < meaning.relevant
     ):
         absent = unknown_words(question, asked, idf, covered)
         if absent and not best.refuses:
@@ -468,22 +452,11 @@ def pick_quote(
         kept = holding_the_rest(asked, missing, [(q, m) for q, m, _, _ in held_asked])
         if kept is not None and kept.refuses:
             return kept
-        # else the nearest sentence, when it holds an asked word or is near by meaning, shown
-        # after saying it: "sou estudante na FEUP, há algum desconto?" said only that it had
-        # nothing about FEUP, where "8€ for students with valid card" is what a client needs.
-        # All 120 trial chats: 30 answers changed, 16 now show the expected text after the
-        # hedge (none counted right: the bench wants no hedge), the 7 unanswerable ones among
-        # them still say they have nothing (bench.trials' last line; bench.answers the same)
-        if (
-            kept is None
-            and best is not None
-            and meaning is not None
-            and (
-                best_asked - {t for name in missing for t in index_tokens(name)}
-                or cosines[best_sentence]
-                >= meaning.cross + MEANING_RELEVANT_AT * (meaning.same - meaning.cross)
-            )
-        ):
+        # else the nearest, if it holds an asked word or is near by meaning ("sou estudante na
+        # FEUP, há algum desconto?" beside "8€ for students"; README, round twenty)
+        close = meaning is not None and cosines.get(best_sentence, 0.0) >= meaning.relevant
+        holds_some = bool(best_asked - {t for n in missing for t in index_tokens(n)})
+        if kept is None and best is not None and meaning is not None and (holds_some or close):
             kept = best
         return replace(kept, lacks=tuple(missing)) if kept is not None else None
     if best is not None and meaning is not None:
