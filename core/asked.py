@@ -30,7 +30,7 @@ YOU_PLACE = frozenset(
 # answers them, no sentence has to say "shop" (five of six trial companies of 2026-12-05 late)
 PREMISES = frozenset(
     key_tokens(
-        "shop store office clinic studio salon gym bakery cafe café workshop garage agency "
+        "shop store office clinic studio salon gym bakery cafe café workshop garage agency pitch "
         "premises centre center centro центр school restaurant hotel warehouse "
         "loja escritório escritorio clínica clinica estúdio salão academia ginásio padaria "
         "oficina agência sede escola restaurante armazém "

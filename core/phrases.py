@@ -123,6 +123,12 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         ("bike", "bicicleta"),
     ),
     (re.compile(r"\bvideo[\s-]?calls?\b", re.IGNORECASE), "videocall", ("video",)),
+    # free, one on one, sunset, a t-shirt (the twenty-fourth round: "a partir de quanto é que o
+    # envio fica de graça?", "a one on one lesson", "прогулка на закате" beside "sunset")
+    (re.compile(r"\bde\s+gra[çc]a\b", re.IGNORECASE), "grátis", ("gra",)),
+    (re.compile(r"\bone[\s-]+on[\s-]+one\b", re.IGNORECASE), "private", ("one",)),
+    (re.compile(r"\bp[ôo]r[\s-]+do[\s-]+sol\b", re.IGNORECASE), "pordosol", ("sol",)),
+    (re.compile(r"\bt[\s-]?shirts?\b", re.IGNORECASE), "tshirt", ("shirt",)),
     (
         re.compile(
             r"\bmeeting\s+rooms?\b|\bsalas?\s+de\s+reuni(?:ões|oes|ão|ao)\b|(?<!\w)переговор[нк]\w*",

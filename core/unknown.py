@@ -177,7 +177,10 @@ _VAGUE = frozenset(
     "look looks "
     # back, giving, while, all, "in a" (the twenty-third round: "how long till i get my mug
     # back", "give a quote", "enquanto trabalho", "o dia todo", "numa casa pequena")
-    "back give gives enquanto todo toda todos todas numa num nuns numas".split()
+    "back give gives enquanto todo toda todos todas numa num nuns numas "
+    # from, very, worth, staying and watching (the twenty-fourth round: "a partir de quanto",
+    # "muito vento", "300€ worth of shirts", "can parents stay and watch?")
+    "partir muito muita muitos muitas very worth stay watch".split()
 )
 # Words a question asks with that are no thing missing from the chat when it never says them,
 # though a sentence can refuse them ("we do not take children under 6" answers "do you take
@@ -207,7 +210,7 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "друг друзья подруга colleague colleagues colega colegas коллега коллеги cousin primo "
     "prima брат сестра brother sister irmão irmã sogro sogra sogros in-laws свекровь тёща "
     "year years ano anos год года лет "
-    "money dinheiro деньги account conta аккаунт home casa дом".split()
+    "money dinheiro деньги account conta аккаунт home casa дом team equipa команда".split()
 )
 
 

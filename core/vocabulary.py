@@ -122,7 +122,7 @@ night nights evening nightly | noite noites noturno noturna | ночь ночи 
 surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
 vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
 insurance insured | seguro seguros | страховка страхование застраховать
-deposit deposits | caução depósito sinal | залог депозит предоплата
+deposit deposits upfront | caução depósito sinal | залог депозит предоплата
 move moving relocation | mudança mudanças mudar | переезд переехать переезжать перевозить перевезти
 driver drivers | condutor condutores motorista | водитель водители
 mat mats | tapete tapetes | коврик коврики
@@ -134,7 +134,7 @@ lesson lessons class classes | aula aulas | урок уроки занятие �
 group groups | grupo grupos turma turmas | группа группы групповой
 teacher teachers instructor instructors | professor professora instrutor instrutores | преподаватель учитель инструктор
 coach trainer trainers | treinador treinadora treinadores | тренер тренера тренером
-private individual | particular particulares individual | индивидуальный индивидуальное частный
+private individual | particular particulares individual privado privada privadas | индивидуальный индивидуальное частный
 van vans | carrinha carrinhas | фургон фургона
 breakfast | pequenoalmoço | завтрак
 lunch | almoço | обед
@@ -152,7 +152,7 @@ thursday thursdays | quinta quintas | четверг
 friday fridays | sexta sextas | пятница
 saturday saturdays | sábado sábados sabado | суббота
 sunday sundays | domingo domingos | воскресенье
-open opens opening | aberto aberta abre abrem abrir funciona funcionam | открыт открыты открыто открываться работаете работает
+open opens opening | aberto aberta abertos abertas abre abrem abrir funciona funcionam | открыт открыты открыто открываться работаете работает
 fee fees | taxa taxas | взнос взносы сбор
 dropin single | avulsa avulso | разовый разовое разовая
 courtesy replacement loaner lend | substituição substituto emprestar | подменный подменная замена
@@ -204,6 +204,9 @@ pottery ceramics | cerâmica olaria | керамика гончарный
 meetingroom | meetingroom | meetingroom
 editing edit | edição editar | монтаж
 plan plans | plano planos | тариф
+shirt shirts tshirt tshirts | camisola camisolas tshirt | футболка футболки
+pony ponies | pónei póneis | пони
+sunset | pordosol | закат
 crossing | travessia travessias | переправа
 tree trees | árvore árvores | дерево деревья
 garden gardens yard | jardim jardins quintal | сад двор участок

@@ -48,6 +48,14 @@ from tests.core.replay import first_line, staff_before
         ("ericeiracowork", "Quanto custa a sala de reuniões para quem não é sócio?", "18€/час"),
         ("paintceramics", "when can I collect my plate after I paint it?", "занимает 7 дней"),
         ("paintceramics", "há alguma noite com vinho para adultos?", "25€ incl. one glass"),
+        # the twenty-fourth round (a diving centre, a t-shirt printer, a riding school, a garden
+        # centre, a children's football academy, skippered sailing trips; 60 / 90 as first
+        # run): "de graça" is free, "privada" a private lesson, upfront a deposit, a pitch the
+        # premises; "a partir", staying and watching name no thing
+        ("tshirtprint", "a partir de quanto é que o envio fica de graça?", "starts at 100€"),
+        ("ridingschool", "сколько стоит индивидуальное занятие?", "privada passou a 55€"),
+        ("footballkids", "where exactly is the pitch?", "Rua Costa Pinto 12"),
+        ("sailingtrips", "do I have to pay everything upfront when booking?", "30% para confirmar"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
@@ -92,6 +100,8 @@ async def test_a_duration_written_short_answers_how_long(use_core: Core) -> None
         ("solaralgarve", "quanto custa mais ou menos pôr painéis numa casa pequena?"),
         ("ericeiracowork", "можно ли работать ночью, если у меня месячный абонемент?"),
         ("paintceramics", "I'm only in Porto for the weekend, can you post my mug to Lisbon?"),
+        # the twenty-fourth: staying and watching name no thing
+        ("footballkids", "can parents stay and watch the session?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
