@@ -124,15 +124,11 @@ def right(expected: str, question: str, answer: str) -> bool:
     return want in first or (want in answer.casefold() and not says_it_does_not_know(answer, lang))
 
 
-def shown_hedged(expected: str, question: str, answer: str) -> bool:
-    """A wrong answer that shows the expected text after saying what it has nothing about (a
-    place the chat never names, then "The nearest I have: ..."): wrong here, but a client
-    reads the answer in it."""
-    return (
-        expected != "NONE"
-        and not right(expected, question, answer)
-        and expected.casefold() in answer.casefold()
-    )
+def shown_hedged(expected: str, answer: str) -> bool:
+    """Of a wrong answer: whether it shows the expected text after saying what it has nothing
+    about (a place the chat never names, then "The nearest I have: ..."): wrong here, but a
+    client reads the answer in it."""
+    return expected != "NONE" and expected.casefold() in answer.casefold()
 
 
 async def run_file(
@@ -149,7 +145,7 @@ async def run_file(
                 answer = (await core.ask("trial", item.question)).answer
                 ok = right(item.expected, item.question, answer)
                 good, asked = good + ok, asked + 1
-                hedged += shown_hedged(item.expected, item.question, answer)
+                hedged += not ok and shown_hedged(item.expected, answer)
                 if verbose and not ok:
                     print(
                         f"  wrong: {item.question}\n    expected {item.expected}\n    got {answer}"

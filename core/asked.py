@@ -330,7 +330,8 @@ def question_words(question: str) -> list[str]:
     """The question's content words as written: what the quote's word bridge translates."""
     keys = index_tokens(question)
     own = frozenset(keys) - QUESTION_FILLER
-    words = [w for w in dict.fromkeys(written_tokens(question)) if lemma(w.lower()) in own]
+    written = {w: lemma(w.lower()) for w in written_tokens(question)}
+    words = [w for w, key in written.items() if key in own]
     # and a phrase's one word, which is written as several ("american express" is "amex")
-    seen = {lemma(w.lower()) for w in written_tokens(question)}
+    seen = set(written.values())
     return words + [k for k in dict.fromkeys(keys) if k in own and k not in seen]

@@ -175,7 +175,7 @@ _NAMING_POS = frozenset({"NOUN", "ADJF", "ADJS", None})
 # "rio" -> "rir")
 _PT_VERB_ENDINGS = (
     *("ei", "ou", "amos", "emos", "imos", "aram", "eram", "iram", "ava", "avam"),
-    *("am", "em", "ia", "iam"),  # "parecem vespas" (the twenty-fifth round)
+    *("am", "em", "ia", "iam"),  # "parecem vespas" (the twenty-first round)
 )
 
 

@@ -221,21 +221,24 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
 )
 
 
+def _may_hold(text: str) -> list[tuple[re.Pattern[str], str]]:
+    """The phrases whose keys the text contains: most texts hold no phrase."""
+    low = text.lower()
+    return [(phrase, word) for phrase, word, keys in PHRASES if any(k in low for k in keys)]
+
+
 def one_word(text: str) -> str:
     """The text with each phrase written as its one word."""
-    low = text.lower()
-    for phrase, word, keys in PHRASES:
-        if any(k in low for k in keys):  # what it must contain: most texts hold no phrase
-            text = phrase.sub(word, text)
+    for phrase, word in _may_hold(text):
+        text = phrase.sub(word, text)
     return text
 
 
 def phrases_in(text: str) -> list[tuple[str, str]]:
     """The phrases the text writes that are one word: (the word, the phrase as written)."""
-    low = text.lower()
     return [
         (word, m.group())
-        for phrase, word, keys in PHRASES
-        if word.isalpha() and any(k in low for k in keys)
+        for phrase, word in _may_hold(text)
+        if word.isalpha()
         for m in phrase.finditer(text)
     ]

@@ -36,7 +36,7 @@ NAME = re.compile(
 
 # where the client is ("I live in Faro, could you post a costume down to me?", "ele mora em
 # Odivelas. quanto custa?", "coming from Palmela by car"): their situation, said back as a
-# thing the chat lacks before the answer (five of the twenty-fifth round's questions)
+# thing the chat lacks before the answer (five of the twenty-first round's questions)
 _SITUATED = re.compile(
     r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|we'?re)\s+(?:only\s+|just\s+|now\s+)?"
     r"(?:in|at|near)"
@@ -47,9 +47,10 @@ _SITUATED = re.compile(
 )
 
 
-def situated(question: str, name: str) -> bool:
-    """Whether the question writes the name as where the client is ("I live in Faro")."""
-    at = question.find(name)
+def situated(question: str, name: str, at: int | None = None) -> bool:
+    """Whether the question writes the name (at `at`, else where it first stands) as where the
+    client is ("I live in Faro")."""
+    at = question.find(name) if at is None else at
     return at > 0 and bool(_SITUATED.search(question[:at]))
 
 
@@ -73,8 +74,8 @@ def unknown_names(
         toks = index_tokens(name)
         if not toks or name_key(name) in keys or speaker(name):
             continue
-        if _SITUATED.search(question[: m.start()]):
-            continue  # where the client lives or comes from, not what is asked (situated)
+        if situated(question, name, m.start()):
+            continue  # where the client lives or comes from, not what is asked
         if all(is_time_word(w) for w in written_tokens(name)):
             continue  # "a double room in December": when, not what
         # held, or an everyday equivalent is ("my ID" and "без документа"), or a cognate
@@ -152,8 +153,8 @@ _VAGUE = frozenset(
     # a count written out, and being able: "um quarto só para nós dois?", "a minha mãe não
     # consegue sair de casa" said they had nothing about dois, consegue (the nineteenth round)
     "two three four five six seven eight nine ten dois duas três tres quatro cinco seis "
-    "third terceiro terceira третий третья "
     "sete oito nove dez два две три четыре пять шесть семь восемь девять десять "
+    "third terceiro terceira третий третья "
     "conseguir consegue consigo conseguem "
     # wanting, and after / before ("o meu filho quer experimentar", "dá para tomar banho depois
     # de treinar?" said they had nothing about quer, depois: the twentieth round)
@@ -161,7 +162,7 @@ _VAGUE = frozenset(
     "after before depois antes após после "
     # "that" and "it" ("... ou vocês tratam disso?" said it had nothing about disso)
     "isso isto aquilo disso disto daquilo nisso nisto "
-    # coming, leaving, "really", "through", "some", "less" (the twenty-fifth round: "can
+    # coming, leaving, "really", "through", "some", "less" (the twenty-first round: "can
     # someone come to her?", "can't really leave the house", "book through insta", "umas 3
     # horas ... mais ou menos")
     "come comes coming leave leaves really through umas uns algumas alguns menos "
