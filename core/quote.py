@@ -442,6 +442,9 @@ def pick_quote(
         and cosines[best_sentence] < meaning.relevant
     ):
         absent = unknown_words(question, asked, idf, covered)
+        if absent:  # a near kin in the quoted sentence: a word the chat says otherwise
+            kin = meaning.kin(absent, best_sentence)
+            absent = [w for w in absent if w not in kin]
         if absent and not best.refuses:
             if unknown is not None:
                 unknown.extend(absent)

@@ -3,8 +3,8 @@ of the candidate sentences reads."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -36,6 +36,9 @@ class Meaning:
     same: float
     vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]]
     stored: Callable[[str], npt.NDArray[np.float32] | None]
+    # of the question's words, those a sentence holds a near kin of (core/pipeline/bridge.py,
+    # kin_in): not words the chat lacks when that sentence is quoted
+    kin: Callable[[Sequence[str], str], Set[str]] = field(default=lambda _words, _s: set())
 
     @property
     def relevant(self) -> float:

@@ -24,7 +24,7 @@ from core.language import (
     written_tokens,
 )
 from core.models import Answer, FactView, ScoredEntity, Seed
-from core.pipeline.bridge import translations
+from core.pipeline.bridge import kin_in, translations
 from core.pipeline.context import Stage
 from core.pipeline.select import (
     Mentions,
@@ -377,7 +377,12 @@ class Retriever(Stage):
         # a one-sentence message's stored vector is its sentence's: read, not embedded
         # (bench.bulk's ask at 10k messages)
         return Meaning(
-            q_emb, cal.cross, cal.same, self.ctx.vectors_of_sentences, store.message_vectors.vector
+            q_emb,
+            cal.cross,
+            cal.same,
+            self.ctx.vectors_of_sentences,
+            store.message_vectors.vector,
+            partial(kin_in, self.ctx),
         )
 
     @staticmethod

@@ -178,14 +178,15 @@ def test_an_update_gives_a_spelled_number_or_a_weekday() -> None:
 async def test_a_verbs_particle_and_a_yard_are_no_unknown_thing(use_core: Core) -> None:
     """The twelfth round's garden service: "can u cut down a big pine tree in my yard?" said
     "nothing about down, pine, yard"; a particle names nothing and a yard is a garden, so
-    only the pine is unknown, and the sentence that refuses big trees follows."""
-    _, answer = await first_line(
+    only the pine was unknown, and the sentence that refuses big trees followed; since the
+    pine's near kin "дерево" (core/pipeline/bridge.py, kin_in) it is the answer itself."""
+    first, answer = await first_line(
         use_core,
         staff_before("gardening", "can u cut down a big pine tree in my yard?"),
         "can u cut down a big pine tree in my yard?",
     )
-    assert "pine" in answer.splitlines()[0] and "down" not in answer.splitlines()[0], answer
-    assert "yard" not in answer.splitlines()[0] and "спил больших деревьев" in answer, answer
+    assert "down" not in first and "yard" not in first, answer
+    assert "спил больших деревьев" in first, answer
 
 
 def test_opening_hours_and_a_closing_are_a_schedule_a_range_of_amounts_is_not() -> None:
