@@ -335,3 +335,27 @@ def question_words(question: str) -> list[str]:
     # and a phrase's one word, which is written as several ("american express" is "amex")
     seen = set(written.values())
     return words + [k for k in dict.fromkeys(keys) if k in own and k not in seen]
+
+
+# A client who tells a person's age ("my son is 6, can he ride?", "моему сыну 7 лет", "o meu
+# filho de 7 anos") asks whether that age may come: a sentence that writes an age rule
+# ("Aulas: mínimo 14 anos", "at least 16", "с 7 лет", "under 6") answers it (core/quote.py:
+# a sentence without one does not hold what is asked, and the one that writes it is not
+# hedged for a word the chat lacks). On the 144 client trial chats before the twenty-fifth
+# round: +4 ("can a 7 year old drive there?" beside "детские карты — с 7 лет"), none lost.
+# Left: "my son is 10, can he do the wallet class?" still quotes the class, 0.45 from the
+# question, over "Aulas: mínimo 14 anos", below the meaning floor
+AGE_TOLD = re.compile(
+    r"(?i)\b\d{1,2}\s*(?:-?\s*years?[\s-]*old\b|-?\s*years?\b|yo\b|y/o|y\.o\.|anos\b|лет\b|"
+    r"года\b|годик)"
+    r"|\b(?:son|daughter|kid|kids|child|children|boy|girl|filho|filha|filhos|miúdo|miúda|"
+    r"сын\w*|доч\w*|ребен\w*|ребён\w*|дет\w*)\b[^.?!\d]{0,12}?\b\d{1,2}\b(?!\s*(?:€|eur|h\b|:))"
+)
+AGE_RULE = re.compile(
+    r"(?i)\b\d{1,2}\s*(?:\+|-?\s*years?\b|yo\b|y/o|anos\b|лет\b|года\b|год\b)"
+    r"|(?<!\w)(?:from|under|over|above|below|aged|ages|at least|a partir d[oa]s?|mínimo|minimo|"
+    r"minimum|pelo menos|не младше|не моложе|"
+    r"acima d[oa]s|abaixo d[oa]s|menores de|maiores de|до|от|с|старше|младше)\s+\d{1,2}\b"
+    r"(?!\s*(?:€|eur|h\b|:|[.,]\d|min|%|km|m\b|kg|dias|days|дн|час|people|pessoas|человек|pax)"
+    r"|\s*(?:to|até|-|–|до)\s*\d)"
+)

@@ -142,6 +142,9 @@ _DAY_ABBREVIATIONS = {
 }
 
 
+_ORDINAL = re.compile(r"([1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)")
+
+
 @lru_cache(maxsize=65536)
 def lemma(token: str) -> str:
     """The dictionary form of one lower-case token (ё folded to е)."""
@@ -153,6 +156,10 @@ def lemma(token: str) -> str:
         # eat" ("ест", "едят"); the eating one is keyed by its synonym
         return "кушать" if base == "есть" and token != "есть" else base
     if token.isascii() and not token.isalpha():
+        # a day of the month written as an ordinal is its number: "open on Saturday the
+        # 21st?" and "Sábado dia 21 fechamos mais cedo" (the twenty-fifth round)
+        if (day := _ORDINAL.fullmatch(token)) is not None:
+            return day.group(1)
         return token  # identifiers, numbers, mixed tokens: keep as written
     return str(_latin().lemmatize(token, lang=("en", "pt")))
 

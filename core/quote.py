@@ -36,6 +36,8 @@ import numpy.typing as npt
 from core.asked import (
     ADDRESS,
     ADDRESS_ASKED,
+    AGE_RULE,
+    AGE_TOLD,
     CLOCK_ASKED,
     CONTACT_ASKED,
     CONTACT_NUMBER,
@@ -107,6 +109,7 @@ MONEY_WEIGHT = 4.0
 # после обеда" over "машина опять стучит спереди справа" for "когда можно забрать машину?");
 # not swept: the tuning parts of bench.answers answer the same with it
 TIME_WEIGHT = 2.0
+AGE_WEIGHT = 4.0  # a person's age told, a sentence writing an age rule (asked.AGE_TOLD)
 # A reply is as near the client's question as the chat question it answers, less this share of
 # the calibrated gap (core/replies.py). Tuning parts of bench.answers, USE: with none, the
 # reply "confirmo, +6 € pelo segundo cão" took five of patinhas' dog questions (right 0.667,
@@ -218,6 +221,9 @@ def pick_quote(
     priced_q = bool(own & HOW_MUCH or PRICE_ASKED.search(question)) and not duration and not timed_q
     place = asks_address(question)
     contact = None if place else asks_contact(question)
+    # "my son is 10, can he come?": whether that age may, held by an age rule (asked.AGE_TOLD)
+    asks_else = amount or timed_q or duration or place or contact is not None
+    aged_q = bool(AGE_TOLD.search(question)) and not asks_else
     if (place or contact is not None) and (by := words_asking_it(question, place)) is not None:
         asked &= by
     if contact is not None:  # held by a phone number, an e-mail address or a handle
@@ -346,6 +352,7 @@ def pick_quote(
                 and (not duration or bool(TIME_UNITS & held) or holds_short_duration(lead))
                 and (not place or bool(ADDRESS.search(lead)))
                 and (contact is None or bool(contact.search(lead)))
+                and (not aged_q or bool(AGE_RULE.search(lead)))
             )
             holds_asked = (bool(asked) or place or contact is not None) and asked <= said and wanted
             near = 0.0
@@ -390,6 +397,8 @@ def pick_quote(
                     score += MONEY_WEIGHT
             if timed:
                 score += TIME_WEIGHT
+            if aged_q and AGE_RULE.search(lead):
+                score += AGE_WEIGHT
             if meaning is not None and home is not None and home(h.id):
                 score += WORLD_WEIGHT
             score += RANK_WEIGHT * h.score / top
@@ -445,7 +454,7 @@ def pick_quote(
         if absent:  # a near kin in the quoted sentence: a word the chat says otherwise
             kin = meaning.kin(absent, best_sentence)
             absent = [w for w in absent if w not in kin]
-        if absent and not best.refuses:
+        if absent and not best.refuses and not (aged_q and AGE_RULE.search(best_sentence)):
             if unknown is not None:
                 unknown.extend(absent)
             return replace(best, lacks=tuple(absent))

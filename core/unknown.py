@@ -36,14 +36,21 @@ NAME = re.compile(
 
 # where the client is ("I live in Faro, could you post a costume down to me?", "ele mora em
 # Odivelas. quanto custa?", "coming from Palmela by car"): their situation, said back as a
-# thing the chat lacks before the answer (five of the twenty-first round's questions)
+# thing the chat lacks before the answer (five of the twenty-first round's questions); and
+# where they travel or whose place it is ("лечу домой в Ригу", "у мамы в Мадриде", "I'm
+# flying back to Berlin", "vou para o Porto": the twenty-fifth round)
 _SITUATED = re.compile(
     r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|we'?re)\s+(?:only\s+|just\s+|now\s+)?"
     r"(?:in|at|near)"
     r"|\b(?:coming|i'?m|im|we'?re|are)\s+from"
+    r"|\b(?:flying|fly|going|travell?ing|moving|driving|heading)\s+(?:home\s+|back\s+)?to"
     r"|\b(?:moro|mora|moramos|moram|vivo|vive|vivemos|vivem|estou|estamos)\s+(?:em|no|na|nos|nas)"
     r"|\b(?:sou|somos)\s+(?:de|do|da)|\bcomprei\s+(?:em|no|na)"
-    r"|(?<!\w)(?:живу|живёт|живет|живём|живем|живут|нахожусь|находимся|я|мы)\s+в)\s*$"
+    r"|\b(?:vou|vamos|volto|voltamos|viajo|viajamos)\s+(?:\w+\s+)?(?:para|pra|pro)(?:\s+[oa]s?)?"
+    r"|(?<!\w)(?:живу|живёт|живет|живём|живем|живут|нахожусь|находимся|я|мы)\s+в"
+    r"|(?<!\w)(?:лечу|летим|еду|едем|улетаю|уезжаю|возвращаюсь)\s+(?:домой\s+|обратно\s+)?в"
+    r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
+    r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
 )
 
 
@@ -211,7 +218,10 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "друг друзья подруга colleague colleagues colega colegas коллега коллеги cousin primo "
     "prima брат сестра brother sister irmão irmã sogro sogra sogros in-laws свекровь тёща "
     "year years ano anos год года лет "
-    "money dinheiro деньги account conta аккаунт home casa дом team equipa команда".split()
+    "money dinheiro деньги account conta аккаунт home casa дом team equipa команда "
+    # only ("можно взять кроватку всего на 2 дня?" said "nothing about всего": the
+    # twenty-fifth round)
+    "only apenas somente всего весь".split()
 )
 
 

@@ -9,7 +9,9 @@ import pytest
 
 from bench.answers import says_it_does_not_know
 from bench.trials import TRIALS, Asked, Said, Wait, read, run_file
+from core.asked import AGE_RULE, AGE_TOLD
 from core.langid import detect_language
+from core.language import lemma
 from core.service import Core
 from tests.core.replay import first_line, staff_before
 
@@ -62,6 +64,14 @@ from tests.core.replay import first_line, staff_before
         ("hotel", "how long is the boat tour?", "45 minutos"),
         ("roastery", "Quanto custa o curso de barista para principiantes?", "85€ per person"),
         ("hairsalon", "who should I book with for lash extensions?", "Olga"),
+        # the twenty-fifth round (tuk-tuk tours, a leather workshop, a cheese shop, a Portuguese
+        # school, a baby gear rental, a pool service; 59 / 90 as first run): a person's age
+        # told asks an age rule (core/asked.py AGE_TOLD); where the client flies home to, or
+        # their mother lives, is their situation
+        ("dolphins", "can i bring my 2 year old on the dolphin boat?", "a partir dos 4 anos"),
+        ("karting", "can a 7 year old drive there?", "с 7 лет"),
+        ("cheese", "Можно запаковать сыр в вакуум? лечу домой в Ригу", "Vacuum packing"),
+        ("cheese", "вы отправляете в Испанию? у мамы в Мадриде день рождения", "outside Portugal"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
@@ -73,6 +83,24 @@ async def test_a_trial_chats_answer_shows_its_answer(
     not say first that it has nothing about a word of the question."""
     _, answer = await first_line(use_core, staff_before(chat, question), question)
     assert shown in answer and not says_it_does_not_know(answer, detect_language(question)), answer
+
+
+def test_a_day_written_as_an_ordinal_is_its_number() -> None:
+    """ "Saturday the 21st" and "Sábado dia 21" share the day (the twenty-fifth round)."""
+    assert lemma("21st") == lemma("21") == "21" and lemma("2nd") == "2"
+    assert lemma("100th") == "100th" and lemma("4x4") == "4x4"
+
+
+def test_a_told_age_asks_an_age_rule() -> None:
+    """A person's age told, and the sentences that write an age rule (not a count, a price,
+    an hour)."""
+    told = ["my son is 10, can he do the class?", "моему сыну 7 лет", "can I bring my 5yo?"]
+    assert all(AGE_TOLD.search(q) for q in told)
+    assert not any(AGE_TOLD.search(q) for q in ["we are 6 people", "open till 7 on the 21st?"])
+    rules = ["Aulas: mínimo 14 anos", "детские карты — с 7 лет", "under 6 free", "at least 16"]
+    assert all(AGE_RULE.search(s) for s in rules)
+    others = ["from 10:00 to 13:00", "max 8 people", "open from 9 to 18", "from 10€"]
+    assert not any(AGE_RULE.search(s) for s in others)
 
 
 async def test_a_duration_written_short_answers_how_long(use_core: Core) -> None:
@@ -108,6 +136,9 @@ async def test_a_duration_written_short_answers_how_long(use_core: Core) -> None
         ("paintceramics", "I'm only in Porto for the weekend, can you post my mug to Lisbon?"),
         # the twenty-fourth: staying and watching name no thing
         ("footballkids", "can parents stay and watch the session?"),
+        # the twenty-fifth: a person's age told asks an age rule
+        ("karting", "my son is 6, can he ride?"),
+        ("hostel", "hi, my son is 16, can he stay in the dorm w his friends?"),
         # a near kin in the quoted sentence (kin_in): beers / bottles, steel / metal
         ("sailingtrips", "podemos levar umas cervejas pro barco?"),
         ("invitations", "can you engrave my husband's steel watch?"),
