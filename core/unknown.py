@@ -49,6 +49,17 @@ _SITUATED = re.compile(
     r"|\b(?:vou|vamos|volto|voltamos|viajo|viajamos)\s+(?:\w+\s+)?(?:para|pra|pro)(?:\s+[oa]s?)?"
     r"|(?<!\w)(?:живу|живёт|живет|живём|живем|живут|нахожусь|находимся|я|мы)\s+в"
     r"|(?<!\w)(?:лечу|летим|еду|едем|улетаю|уезжаю|возвращаюсь)\s+(?:домой\s+|обратно\s+)?в"
+    # where they come from, study, or keep what they own ("мы будем ехать из Лиссабона",
+    # "os pais da minha mulher vêm de Angola", "sou estudante da FEUP", "у меня Golf 2016",
+    # "у нас двушка 75 м² в Гайе": the twenty-sixth round)
+    r"|\b(?:driving|flying|travell?ing|arriving)\s+(?:in\s+)?from"
+    r"|\b(?:vêm|vem|venho|vimos|vindo|vindos|chegamos|chego)\s+(?:de|do|da)"
+    r"|\b(?:sou|somos)\s+\w+\s+(?:de|do|da|na|no)|\b(?:student|studying|study)\s+(?:at|in)"
+    r"|\b(?:i|we)\s+(?:have|own|drive|'ve\s+got|have\s+got)\s+(?:an?\s+|the\s+)?"
+    r"|\b(?:tenho|temos)\s+(?:um|uma)\s+"
+    r"|(?<!\w)(?:ехать|едем|еду|поедем|приедем|приезжаем|прилетаем|прилетим|летим|отвезти\s+нас|"
+    r"забрать\s+нас)\s+из|(?<!\w)учусь\s+в"
+    r"|(?<!\w)у\s+(?:меня|нас)(?:\s+\w+)?|(?<!\w)у\s+(?:меня|нас)\b[^.?!]{0,30}\s(?:в|на)"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
     r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
 )
@@ -221,7 +232,12 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "money dinheiro деньги account conta аккаунт home casa дом team equipa команда "
     # only ("можно взять кроватку всего на 2 дня?" said "nothing about всего": the
     # twenty-fifth round)
-    "only apenas somente всего весь".split()
+    "only apenas somente всего весь "
+    # a partner, "probably", "normal", flying (the twenty-sixth round: "a minha namorada é
+    # vegetariana", "we'll probably get there around 4:15pm", "flying into faro ... bigger
+    # than a normal car")
+    "girlfriend boyfriend partner namorada namorado probably provavelmente наверное normal flying "
+    "normais".split()
 )
 
 

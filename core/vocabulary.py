@@ -228,6 +228,8 @@ october | outubro | октябрь
 november | novembro | ноябрь
 december | dezembro | декабрь
 daypass | daypass | daypass
+ac aircon conditioner split | climatização | кондиционер кондей сплит
+vegetarian veggie vegan | vegetariano vegetariana vegano vegana | вегетарианский веганский
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered

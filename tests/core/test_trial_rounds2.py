@@ -72,6 +72,24 @@ from tests.core.replay import first_line, staff_before
         ("karting", "can a 7 year old drive there?", "с 7 лет"),
         ("cheese", "Можно запаковать сыр в вакуум? лечу домой в Ригу", "Vacuum packing"),
         ("cheese", "вы отправляете в Испанию? у мамы в Мадриде день рождения", "outside Portugal"),
+        # the twenty-sixth round (airport transfers, an insurance broker, a tree-top adventure
+        # park, hot-air balloon flights, an air-conditioning installer, a sound and light
+        # rental; 57 / 90 as first run): where the client comes from, studies or keeps what
+        # they own is their situation; AC is "кондиционер"
+        ("transfers", "Можете отвезти нас из Фаро в Севилью? нас трое", "Sevilha e Huelva não"),
+        (
+            "insurance",
+            "Сколько примерно стоит страховка квартиры? у нас двушка 75 м² в Гайе",
+            "a partir de 9€/mês",
+        ),
+        (
+            "insurance",
+            "Какие документы нужны, чтобы посчитать страховку на машину? у меня Golf 2016",
+            "DUA do carro",
+        ),
+        ("aircon", "quanto custa a mão de obra para instalar um AC num quarto?", "350€ labour"),
+        ("aircon", "какие марки кондиционеров вы ставите?", "Daikin, Mitsubishi"),
+        ("soundrental", "sou estudante da FEUP, têm desconto? é para sexta a domingo", "weekend"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
