@@ -213,6 +213,12 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         ("lunch", "almo", "обеда"),
     ),
     (re.compile(r"\bmeio[\s-]dia\b", re.IGNORECASE), "noon", ("meio",)),
+    # a toilet, paying upfront, a windbreak (the twenty-seventh round: "tem casa de banho?"
+    # said it had nothing about "banho", "tenho de pagar tudo à cabeça?" nothing about
+    # "cabeça", "windbreakers" missed "Para-vento também alugamos")
+    (re.compile(r"\bcasas?\s+de\s+banho\b", re.IGNORECASE), "toilet", ("banho",)),
+    (re.compile(r"(?<!\w)à\s+cabeça\b", re.IGNORECASE), "upfront", ("cabeça",)),
+    (re.compile(r"\bp[aá]ra[\s-]ventos?\b", re.IGNORECASE), "windbreak", ("vento",)),
     (
         re.compile(r"\baqua[\s-]?aer[oó]bics?\b|(?<!\w)аква[\s-]?аэробик\w*", re.IGNORECASE),
         "aquaaerobics",

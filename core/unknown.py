@@ -60,6 +60,10 @@ _SITUATED = re.compile(
     r"|(?<!\w)(?:ехать|едем|еду|поедем|приедем|приезжаем|прилетаем|прилетим|летим|отвезти\s+нас|"
     r"забрать\s+нас)\s+из|(?<!\w)учусь\s+в"
     r"|(?<!\w)у\s+(?:меня|нас)(?:\s+\w+)?|(?<!\w)у\s+(?:меня|нас)\b[^.?!]{0,30}\s(?:в|на)"
+    # and where the people they bring are from ("моя подруга из Мадрида", "my friend from
+    # Lyon", "a minha amiga é de Madrid": the twenty-seventh round)
+    r"|\b(?:my|our)\s+\w+\s+(?:is\s+|are\s+)?from|\b(?:minha|meu|minhas|meus)\s+\w+\s+(?:é\s+|são\s+)?"
+    r"(?:de|do|da)|(?<!\w)(?:мо[яйи]|наш[аи]?)\s+\w+\s+из"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
     r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
 )
@@ -237,7 +241,7 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # vegetariana", "we'll probably get there around 4:15pm", "flying into faro ... bigger
     # than a normal car")
     "girlfriend boyfriend partner namorada namorado probably provavelmente наверное normal flying "
-    "normais".split()
+    "normais each cada каждый каждая каждое super".split()
 )
 
 

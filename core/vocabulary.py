@@ -230,6 +230,11 @@ december | dezembro | декабрь
 daypass | daypass | daypass
 ac aircon conditioner split | climatização | кондиционер кондей сплит
 vegetarian veggie vegan | vegetariano vegetariana vegano vegana | вегетарианский веганский
+scoop scoops | bola bolas | шарик шарики
+lounger loungers sunbed sunbeds sunlounger deckchair | espreguiçadeira espreguiçadeiras | шезлонг шезлонги лежак
+insole insoles orthotics | palmilha palmilhas | стелька стельки
+toilet toilets restroom restrooms bathroom wc loo | toilete sanitários | туалет туалеты уборная
+windbreak windbreaks windbreaker windbreakers | | ветрозащита
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered

@@ -90,6 +90,18 @@ from tests.core.replay import first_line, staff_before
         ("aircon", "quanto custa a mão de obra para instalar um AC num quarto?", "350€ labour"),
         ("aircon", "какие марки кондиционеров вы ставите?", "Daikin, Mitsubishi"),
         ("soundrental", "sou estudante da FEUP, têm desconto? é para sexta a domingo", "weekend"),
+        # the twenty-seventh round (an ice cream parlour, a sunbed rental, a mini golf, a
+        # podiatry clinic, a web design studio, a speech therapy centre; 72 / 90 as first
+        # run): a scoop is "шарик" / "bola", insoles "palmilhas", a toilet "casa de banho", "à
+        # cabeça" upfront, a windbreak "para-vento"; a friend from Madrid is the client's
+        # situation; "each" and "super" name no thing
+        ("gelato", "сколько стоят два шарика?", "2 scoops €4.50"),
+        ("gelato", "hi two scoops how much now?", "2 bolas passam a 4,80€"),
+        ("podiatry", "quanto ficam agora as palmilhas feitas por medida?", "175€"),
+        ("podiatry", "кто у вас говорит по-испански? моя подруга из Мадрида", "espanhol"),
+        ("webdesign", "tenho de pagar tudo à cabeça?", "50% upfront"),
+        ("speechtherapy", "how much is each session?", "45 min, 40€"),
+        ("sunbeds", "it's super windy, do you have windbreakers?", "Para-vento"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
