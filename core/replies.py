@@ -30,9 +30,11 @@ REPLY_S = 600.0
 _ASKS = re.compile(r"\?(?:\s|$)")
 # a question reported for a client, without a question mark: "a mãe de uma cliente perguntou se
 # temos sem glúten" (answered by the next message, "без глютена не делаем"), "a guy asked if we
-# sell machines", "клиент спрашивал, есть ли парковка"
+# sell machines", "клиент спрашивал, есть ли парковка", "ppl keep asking on insta if we're open
+# on mondays lol" (the twenty-eighth round)
 _REPORTED = re.compile(
-    r"(?i)\b(?:asked|asks|asking)\s+(?:if|whether|about)\b|\bpergunt\w*\s+(?:se|sobre|por)\b"
+    r"(?i)\b(?:asked|asks|asking)\s+(?:\w+\s+){0,3}?(?:if|whether|about)\b"
+    r"|\bpergunt\w*\s+(?:\w+\s+){0,3}?(?:se|sobre|por)\b"
     r"|(?<!\w)спр(?:ашива|оси)\w*"
 )
 

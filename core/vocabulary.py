@@ -235,6 +235,8 @@ lounger loungers sunbed sunbeds sunlounger deckchair | espreguiçadeira espregui
 insole insoles orthotics | palmilha palmilhas | стелька стельки
 toilet toilets restroom restrooms bathroom wc loo | toilete sanitários | туалет туалеты уборная
 windbreak windbreaks windbreaker windbreakers | | ветрозащита
+rod rods | cana canas | удочка удочки
+strap straps band | bracelete pulseira | ремешок браслет
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered

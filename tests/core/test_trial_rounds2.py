@@ -12,6 +12,7 @@ from bench.trials import TRIALS, Asked, Said, Wait, read, run_file
 from core.asked import AGE_RULE, AGE_TOLD
 from core.langid import detect_language
 from core.language import lemma
+from core.replies import answers_nothing
 from core.service import Core
 from tests.core.replay import first_line, staff_before
 
@@ -102,6 +103,14 @@ from tests.core.replay import first_line, staff_before
         ("webdesign", "tenho de pagar tudo à cabeça?", "50% upfront"),
         ("speechtherapy", "how much is each session?", "45 min, 40€"),
         ("sunbeds", "it's super windy, do you have windbreakers?", "Para-vento"),
+        # the twenty-eighth round (two picture framers, two watch repairers, a fishing tackle
+        # shop, an awnings fitter; 61 / 90 as first run): a rod is "cana" / "удочка", and a
+        # weekend asked is when, not a thing the chat lacks
+        (
+            "tackle",
+            "quero alugar uma cana para o fim de semana, têm de ficar com alguma caução?",
+            "залог 50€",
+        ),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
@@ -119,6 +128,14 @@ def test_a_day_written_as_an_ordinal_is_its_number() -> None:
     """ "Saturday the 21st" and "Sábado dia 21" share the day (the twenty-fifth round)."""
     assert lemma("21st") == lemma("21") == "21" and lemma("2nd") == "2"
     assert lemma("100th") == "100th" and lemma("4x4") == "4x4"
+
+
+def test_a_question_reported_with_words_between_answers_nothing() -> None:
+    """ "ppl keep asking on insta if we're open on mondays lol" reports a question (the
+    twenty-eighth round quoted it for "r u open on mondays?")."""
+    assert answers_nothing(["ppl keep asking on insta if we're open on mondays lol"], 0)
+    assert answers_nothing(["a cliente perguntou ontem ao João se fazemos entregas"], 0)
+    assert not answers_nothing(["people keep asking on insta: yes we're open on mondays"], 0)
 
 
 def test_a_told_age_asks_an_age_rule() -> None:
