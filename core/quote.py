@@ -346,13 +346,14 @@ def pick_quote(
             # the number "how much is the Sintra tour?" asked for ("... — 85 евро" did)
             number = bool(_DIGIT.search(without_times(lead) if priced_q else lead))
             timed = timed_q and bool(TIME.search(lead))
+            ruled = aged_q and bool(AGE_RULE.search(lead))  # an age rule for an age told
             wanted = (
                 (number or not amount)
                 and (timed or not timed_q)
                 and (not duration or bool(TIME_UNITS & held) or holds_short_duration(lead))
                 and (not place or bool(ADDRESS.search(lead)))
                 and (contact is None or bool(contact.search(lead)))
-                and (not aged_q or bool(AGE_RULE.search(lead)))
+                and (ruled or not aged_q)
             )
             holds_asked = (bool(asked) or place or contact is not None) and asked <= said and wanted
             near = 0.0
@@ -397,7 +398,7 @@ def pick_quote(
                     score += MONEY_WEIGHT
             if timed:
                 score += TIME_WEIGHT
-            if aged_q and AGE_RULE.search(lead):
+            if ruled:
                 score += AGE_WEIGHT
             if meaning is not None and home is not None and home(h.id):
                 score += WORLD_WEIGHT

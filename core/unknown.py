@@ -286,9 +286,10 @@ def unknown_words(
         out.append(w)
     # a phrase read as one word, said back as written ("do you sell gift cards?")
     for word, written in phrases_in(question):
-        # ("para o fim de semana": when, not what)
-        if word in asked and not said_somewhere(word, idf) and word not in covered:
-            out += [] if is_time_word(word) else [written]
+        # (not a weekend: "para o fim de semana" is when, not what)
+        absent = not said_somewhere(word, idf) and word not in covered
+        if word in asked and absent and not is_time_word(word):
+            out.append(written)
     return out
 
 

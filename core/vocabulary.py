@@ -229,14 +229,14 @@ november | novembro | ноябрь
 december | dezembro | декабрь
 daypass | daypass | daypass
 ac aircon conditioner split | climatização | кондиционер кондей сплит
-vegetarian veggie vegan | vegetariano vegetariana vegano vegana | вегетарианский веганский
+vegetarian veggie | vegetariano vegetariana | вегетарианский
 scoop scoops | bola bolas | шарик шарики
 lounger loungers sunbed sunbeds sunlounger deckchair | espreguiçadeira espreguiçadeiras | шезлонг шезлонги лежак
 insole insoles orthotics | palmilha palmilhas | стелька стельки
 toilet toilets restroom restrooms bathroom wc loo | toilete sanitários | туалет туалеты уборная
 windbreak windbreaks windbreaker windbreakers | | ветрозащита
 rod rods | cana canas | удочка удочки
-strap straps band | bracelete pulseira | ремешок браслет
+strap straps | bracelete pulseira | ремешок браслет
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered
