@@ -76,7 +76,7 @@ from core.language import (
 from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, answers_nothing, with_replies
-from core.restated import UPDATE, Nearness, Said, Written, said_later, update_of
+from core.restated import UPDATE, Nearness, Said, Written, later_of
 from core.sentences import clip, label_of, lead_in_question, sentences
 from core.unknown import (
     NAME,
@@ -473,27 +473,10 @@ def pick_quote(
             kept = best
         return replace(kept, lacks=tuple(missing)) if kept is not None else None
     if best is not None and meaning is not None:
-        later = said_later(
-            best,
-            Said(best_asked, best_priced, best_sentence),
-            held_asked,
-            Nearness(cosines, vectors, meaning.same, meaning.cross, MIN_MEANING_AT),
-            asked_words=len(asked),
+        nearness = Nearness(cosines, vectors, meaning.same, meaning.cross, MIN_MEANING_AT)
+        holds = Said(best_asked, best_priced, best_sentence)
+        later = later_of(
+            best, holds, held_asked, nearness, len(asked), meaning.vectors, restating, idf
         )
-        if later is None and restating is not None:  # an update the question's words miss
-            # a label ("caução:") with what it labels: alone it is like no update of it
-            whole = best.sentence if best_sentence.endswith(":") else best_sentence
-            got = update_of(
-                whole,
-                meaning.vectors([whole], {})[0] if whole != best_sentence else vectors[whole],
-                best.ts,
-                restating(whole),
-                lambda texts: meaning.vectors(texts, {}),
-                (meaning.same + meaning.cross) / 2,
-                idf,
-            )
-            if got is not None:
-                w, shown = got
-                later = Quote(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
         return replace(best, later=later)
     return best

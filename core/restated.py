@@ -18,7 +18,8 @@ import numpy.typing as npt
 from core.identity import sound_term
 from core.index.words import index_tokens
 from core.language import lemma, tokens
-from core.sentences import sentences
+from core.quoted import Quote as Shown
+from core.sentences import clip, sentences
 from core.vocabulary import equivalents
 
 
@@ -225,6 +226,41 @@ class Written:
     author: str
     ts: datetime
     text: str
+
+
+def later_of(
+    best: Shown,
+    said: Said,
+    held_asked: Sequence[tuple[Shown, frozenset[str], frozenset[str], str]],
+    near: Nearness,
+    asked_words: int,
+    vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]],
+    restating: Callable[[str], Sequence[Written]] | None,
+    idf: Callable[[str], float],
+) -> Shown | None:
+    """What the team said later on the quote's thing, shown under it: the newest later
+    candidate sentence that restates it (said_later), else the newest later message that says
+    it updates it, found by the quote's own words (`restating`, update_of); `vectors`: the
+    sentences' vectors (Meaning.vectors)."""
+    later = said_later(best, said, held_asked, near, asked_words=asked_words)
+    if later is not None or restating is None:
+        return later
+    # a label ("caução:") with what it labels: alone it is like no update of it
+    sentence = said.sentence
+    whole = best.sentence if sentence.endswith(":") else sentence
+    got = update_of(
+        whole,
+        vectors([whole], {})[0] if whole != sentence else near.vectors[whole],
+        best.ts,
+        restating(whole),
+        lambda texts: vectors(texts, {}),
+        (near.same + near.cross) / 2,
+        idf,
+    )
+    if got is None:
+        return None
+    w, shown = got
+    return Shown(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
 
 
 def update_of(

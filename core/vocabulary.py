@@ -230,6 +230,7 @@ december | dezembro | декабрь
 daypass | daypass | daypass
 ac aircon conditioner split | climatização | кондиционер кондей сплит
 vegetarian veggie | vegetariano vegetariana | вегетарианский
+vegan | vegano vegana | веганский
 scoop scoops | bola bolas | шарик шарики
 lounger loungers sunbed sunbeds sunlounger deckchair | espreguiçadeira espreguiçadeiras | шезлонг шезлонги лежак
 insole insoles orthotics | palmilha palmilhas | стелька стельки
