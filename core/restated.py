@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -18,25 +17,9 @@ import numpy.typing as npt
 from core.identity import sound_term
 from core.index.words import index_tokens
 from core.language import lemma, tokens
-from core.quoted import Quote as Shown
+from core.quoted import Quote
 from core.sentences import clip, sentences
 from core.vocabulary import equivalents
-
-
-class Quoted(Protocol):
-    """What of a quote (core.quote.Quote) the choice of a later sentence reads."""
-
-    @property
-    def message_id(self) -> str: ...
-    @property
-    def ts(self) -> datetime: ...
-    @property
-    def score(self) -> float: ...
-    @property
-    def holds_asked(self) -> bool: ...
-
-
-Quote = TypeVar("Quote", bound=Quoted)
 
 # a sentence that says it replaces what was said: "update: transfer from airport is now 75€,
 # not 65", "correção: o pack agora é 160€", "обновление: интенсив A1 теперь стоит 520€, а не 480"
@@ -229,15 +212,15 @@ class Written:
 
 
 def later_of(
-    best: Shown,
+    best: Quote,
     said: Said,
-    held_asked: Sequence[tuple[Shown, frozenset[str], frozenset[str], str]],
+    held_asked: Sequence[tuple[Quote, frozenset[str], frozenset[str], str]],
     near: Nearness,
     asked_words: int,
     vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]],
     restating: Callable[[str], Sequence[Written]] | None,
     idf: Callable[[str], float],
-) -> Shown | None:
+) -> Quote | None:
     """What the team said later on the quote's thing, shown under it: the newest later
     candidate sentence that restates it (said_later), else the newest later message that says
     it updates it, found by the quote's own words (`restating`, update_of); `vectors`: the
@@ -260,7 +243,7 @@ def later_of(
     if got is None:
         return None
     w, shown = got
-    return Shown(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
+    return Quote(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
 
 
 def update_of(
