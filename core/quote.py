@@ -466,7 +466,7 @@ def pick_quote(
         if kept is not None and kept.refuses:
             return kept
         # else the nearest, if it holds an asked word or is near by meaning ("sou estudante na
-        # FEUP, há algum desconto?" beside "8€ for students"; README, round twenty)
+        # FEUP, há algum desconto?" beside "8€ for students"; docs/answers.md, round twenty)
         close = meaning is not None and cosines.get(best_sentence, 0.0) >= meaning.relevant
         holds_some = bool(best_asked - {t for n in missing for t in index_tokens(n)})
         if kept is None and best is not None and meaning is not None and (holds_some or close):

@@ -10,7 +10,7 @@ batch each line still cost ~7 Kùzu statements. Here a batch pays one transactio
 statements per table, and embeds each distinct text once: its message texts (shortest first,
 in calls of EMBED_CHUNK; texts seen in earlier batches are not embedded again) and the names
 of its explicit facts that no entity of the chat bears yet. The embedding is now most of an
-import's time (README "Many chats at once").
+import's time (docs/performance.md, "Many chats at once").
 """
 
 from __future__ import annotations

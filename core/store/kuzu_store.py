@@ -15,7 +15,7 @@ graph.py (reads through the ActiveGraph, active_graph.py) -> messages.py -> merg
 merge policy) -> history.py (edits, restored facts) -> regroup.py (moving messages between
 worlds) -> ChatStore here (the review queue, traces, export, bulk import).
 
-Traps of kuzu 0.11.3 found 2026-12-02 (README "After a crash", "Entity identity"): once a
+Traps of kuzu 0.11.3 found 2026-12-02 (docs/crash.md; docs/answers.md, "Wrong and lost facts"): once a
 transaction has created or deleted fact edges, statements of that transaction that find edges
 through a bound entity are unreliable: copies just made are missed, or returned for another
 entity; a SET on a fact edge matched and kept the old value; a delete-and-create of several

@@ -5,8 +5,8 @@ Why shards and not one database per chat (issue 14, measured on kuzu 0.11.3): a 
 its rel pages have been re-laid by a few checkpoints, and ~35-45 MB of RSS per open handle, so
 50 busy chats either held 50 handles (1.9 GB peak) or re-opened handles on nearly every message
 (0.23-0.41x the throughput of one chat). A shard pays those fixed costs once for all of its
-chats. Measured through Telegram (`python -m bench.load_telegram --quick`, README "Many chats
-at once"): 50 busy chats went from 0.32x to 0.86x / 0.70x (two runs) of one chat's throughput,
+chats. Measured through Telegram (`python -m bench.load_telegram --quick`, docs/performance.md
+"Many chats at once"): 50 busy chats went from 0.32x to 0.86x / 0.70x (two runs) of one chat's throughput,
 question p95 9.1 s -> 2.5 / 4.3 s, and the data directory after the run from 3.6 GB to 89 MB.
 
 Why few shards (default 2): an open shard costs ~18 MB of RSS empty (~30 MB for the first, with
