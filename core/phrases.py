@@ -224,6 +224,9 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         "aquaaerobics",
         ("aqua", "аква"),
     ),
+    # a public holiday is a holiday ("are you open on public holidays?" said it had nothing
+    # about "public" beside "Feriados das 9h às 20h": the twenty-ninth round)
+    (re.compile(r"\b(?:public|bank)\s+holidays?\b", re.IGNORECASE), "holiday", ("holiday",)),
 )
 
 

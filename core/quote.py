@@ -455,10 +455,14 @@ def pick_quote(
         if absent:  # a near kin in the quoted sentence: a word the chat says otherwise
             kin = meaning.kin(absent, best_sentence)
             absent = [w for w in absent if w not in kin]
-        if absent and not best.refuses and not (aged_q and AGE_RULE.search(best_sentence)):
+        if absent and not best.refuses and not (aged_q and AGE_RULE.search(best.sentence)):
             if unknown is not None:
                 unknown.extend(absent)
             return replace(best, lacks=tuple(absent))
+    if missing and aged_q and best is not None and AGE_RULE.search(best.sentence):
+        missing = []  # the age told is what is asked ("my son is 4 and has tantrums, can he
+        # see someone?" beside "crianças e adolescentes: atendemos a partir dos 6 anos", the
+        # rule in the sentence shown after its lead-in: the twenty-ninth round)
     if missing:  # "how much is the Premium plan?" is not answered by the Pro plan's price
         if unknown is not None:
             unknown.extend(missing)

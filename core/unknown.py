@@ -48,6 +48,10 @@ _SITUATED = re.compile(
     r"|\b(?:sou|somos)\s+(?:de|do|da)|\bcomprei\s+(?:em|no|na)"
     r"|\b(?:vou|vamos|volto|voltamos|viajo|viajamos)\s+(?:\w+\s+)?(?:para|pra|pro)(?:\s+[oa]s?)?"
     r"|(?<!\w)(?:живу|живёт|живет|живём|живем|живут|нахожусь|находимся|я|мы)\s+в"
+    # a student or a pensioner somewhere ("я студентка в Лиссабоне", "sou estudante em
+    # Lisboa": the twenty-ninth round)
+    r"|(?<!\w)(?:я|мы)\s+(?:студент\w*|пенсионер\w*|турист\w*)\s+(?:в|из)"
+    r"|\b(?:sou|somos)\s+(?:estudantes?|reformad[oa]s?|turistas?)\s+(?:em|no|na)"
     r"|(?<!\w)(?:лечу|летим|еду|едем|улетаю|уезжаю|возвращаюсь)\s+(?:домой\s+|обратно\s+)?в"
     # where they come from, study, or keep what they own ("мы будем ехать из Лиссабона",
     # "os pais da minha mulher vêm de Angola", "sou estudante da FEUP", "у меня Golf 2016",
@@ -244,7 +248,10 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "normais each cada каждый каждая каждое super "
     # possible, ready, a gift (the twenty-eighth round: "framed by friday ... possible?",
     # "пока рамка будет готова", "выгравировать имя ... это подарок")
-    "possible possível possivel ready pronto pronta готовый готов готова подарок".split()
+    "possible possível possivel ready pronto pronta готовый готов готова подарок "
+    # "right now", "how fast", where they live (the twenty-ninth round: "water is coming
+    # through my ceiling right now!! how fast can someone come", "moro no Feijó")
+    "right fast moro".split()
 )
 
 

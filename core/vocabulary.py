@@ -238,6 +238,11 @@ toilet toilets restroom restrooms bathroom wc loo | toilete sanitários | туа
 windbreak windbreaks windbreaker windbreakers | | ветрозащита
 rod rods | cana canas | удочка удочки
 strap straps | bracelete pulseira | ремешок браслет
+holiday holidays | feriado feriados | праздник праздники праздничный праздничные
+rain raining rainy | chuva chover chove chuvoso | дождь
+asbestos | amianto | асбест
+medication medicine medicines pills | medicação medicamento medicamentos comprimidos | лекарство лекарства таблетки
+drip drips iv | soro | капельница капельницы
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered
@@ -251,6 +256,12 @@ _BROADER = (
         "monday tuesday wednesday thursday friday mondays fridays понедельник вторник среда "
         "четверг пятница",
         "weekday weekdays будни будний",
+    ),
+    # a meal of the day and meals: "can we have dinner at the club?" is answered by "não
+    # servimos refeições" (the twenty-ninth round), not "lunch" by a dinner's price
+    (
+        "dinner lunch breakfast jantar almoço ужин обед завтрак",
+        "meal meals refeição refeições питание",
     ),
 )
 
