@@ -227,6 +227,27 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     # a public holiday is a holiday ("are you open on public holidays?" said it had nothing
     # about "public" beside "Feriados das 9h às 20h": the twenty-ninth round)
     (re.compile(r"\b(?:public|bank)\s+holidays?\b", re.IGNORECASE), "holiday", ("holiday",)),
+    # changing clothes is changing ("há balneários para mudar de roupa depois?" had nothing
+    # about "roupa": the thirtieth round)
+    (
+        re.compile(
+            r"\b(?:mudar|trocar|muda|troca)\s+de\s+roupa\b|\bchange\s+clothes\b",
+            re.IGNORECASE,
+        ),
+        "changing",
+        ("roupa", "clothes"),
+    ),
+    # included in the price is included, no price asked ("Ужин входит в стоимость?" quoted
+    # the ticket prices over "also no food included": the thirtieth round)
+    (
+        re.compile(
+            r"(?<!\w)(?:входит|входят|включен\w*|включён\w*)\s+в\s+(?:стоимость|цену)(?!\w)|"
+            r"\binclu[íi]d[oa]s?\s+no\s+pre[çc]o\b|\bincluded\s+in\s+the\s+price\b",
+            re.IGNORECASE,
+        ),
+        "included",
+        ("входит", "входят", "включ", "inclu"),
+    ),
 )
 
 

@@ -382,12 +382,13 @@ def pick_quote(
                     and not (partial and present <= said)
                     and not update
                     and not named
+                    and not ruled
                 ):
                     # about something else, whatever words it shares; unless it holds every
                     # word asked: "who's your ceo" is 0.15 from "Our CTO is Marcus Lee, CEO
                     # is Dana Whitfield" with USE ("who is your CEO?": above the floor)
                     continue
-            if score < MIN_RELEVANCE and not holds_asked:
+            if score < MIN_RELEVANCE and not holds_asked and not ruled:
                 continue  # shares (almost) nothing with the question: it answers nothing
             score += MEANING_WEIGHT * near
             if meaning is not None and holds_asked:

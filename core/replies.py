@@ -39,6 +39,14 @@ _REPORTED = re.compile(
 )
 
 
+# who asked, counted: "2 ppl asked me about watch batteries today" answers nothing (the
+# thirtieth round read the "2" as an answer)
+_ASKERS = re.compile(
+    r"(?i)\b\d+\s+(?:ppl|people|persons|guys|clients?|customers?|pessoas|clientes|"
+    r"человек\w*|клиент\w*)"
+)
+
+
 def reports_question(sentence: str) -> bool:
     """The sentence reports what someone asked ("perguntou se temos sem glúten"): a question
     for the team, not an answer to a client."""
@@ -141,7 +149,8 @@ def answers_nothing(parts: list[str], i: int) -> bool:
     cliente perguntou se temos sem glúten"), or who asked the question before it ("e Amex? um
     cliente perguntou": read as its writer's answer, it was quoted for "American Express?")."""
     sentence = parts[i]
-    if sentence.endswith("?") or (reports_question(sentence) and not _ANSWERS.search(sentence)):
+    answer = _ANSWERS.search(_ASKERS.sub("", sentence))
+    if sentence.endswith("?") or (reports_question(sentence) and not answer):
         return True
     return bool(
         i and lead_in_question(parts[i - 1]) and _ASKED_ONLY.issuperset(index_tokens(sentence))

@@ -43,6 +43,8 @@ _SITUATED = re.compile(
     r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|we'?re)\s+(?:only\s+|just\s+|now\s+)?"
     r"(?:in|at|near)"
     r"|\b(?:coming|i'?m|im|we'?re|are)\s+from"
+    # "we're coming with a coach bus from Lisbon" (the thirtieth round)
+    r"|\bcoming\s+(?:\w+\s+){1,4}from"
     r"|\b(?:flying|fly|going|travell?ing|moving|driving|heading)\s+(?:home\s+|back\s+)?to"
     r"|\b(?:moro|mora|moramos|moram|vivo|vive|vivemos|vivem|estou|estamos)\s+(?:em|no|na|nos|nas)"
     r"|\b(?:sou|somos)\s+(?:de|do|da)|\bcomprei\s+(?:em|no|na)"
@@ -251,7 +253,11 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "possible possível possivel ready pronto pronta готовый готов готова подарок "
     # "right now", "how fast", where they live (the twenty-ninth round: "water is coming
     # through my ceiling right now!! how fast can someone come", "moro no Feijó")
-    "right fast moro".split()
+    "right fast moro "
+    # broken, and work (the thirtieth round: "the zipper on my leather jacket is broken", "somos
+    # 10 colegas do trabalho")
+    "broken partido partida avariado avariada сломан сломана сломался сломалась work trabalho "
+    "работа".split()
 )
 
 

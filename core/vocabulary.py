@@ -243,6 +243,12 @@ rain raining rainy | chuva chover chove chuvoso | дождь
 asbestos | amianto | асбест
 medication medicine medicines pills | medicação medicamento medicamentos comprimidos | лекарство лекарства таблетки
 drip drips iv | soro | капельница капельницы
+shoe shoes footwear sneakers trainers | sapato sapatos calçado ténis sapatilhas | обувь туфли кроссовки кеды
+boot boots | bota botas | сапоги ботинки
+sole soles resole | sola solas | подошва подошвы подмётка
+zipper zippers zip | fecho fechos | молния
+season seasons | temporada época | сезон
+included include includes inclusive | incluído incluída incluídos incluídas inclui incluem | включено включён включен включены входит входят
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered

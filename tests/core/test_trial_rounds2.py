@@ -130,6 +130,28 @@ from tests.core.replay import first_line, staff_before
         ),
         ("psychology", "podem receitar alguma coisa para a ansiedade? tipo comprimidos", "DON'T"),
         ("psychology", "я студентка в Лиссабоне, есть какая-то скидка?", "20% off with proof"),
+        # the thirtieth round (a shoe repairer, a vinyl record shop, a jeweller, a teaching
+        # farm, stargazing nights, canyoning; 55 / 90 as first run): a baby's age told asks an
+        # age rule, even one the meaning floor would drop; coming with a coach bus from Lisbon
+        # is the client's situation, a group of colleagues from work too; "also" asks nothing;
+        # a season is "época", shoes "calçado", changing clothes a changing room; included in
+        # the price asks what is included
+        ("farmvisits", "my baby is 2, does she need a ticket too", "до 3 лет бесплатно"),
+        (
+            "farmvisits",
+            "We're coming with a coach bus from Lisbon, where do we park it?",
+            "внизу у церкви",
+        ),
+        ("stargazing", "Ужин входит в стоимость?", "no food included"),
+        ("canyoning", "hi, when does your canyoning season start this year?", "15 de maio"),
+        ("canyoning", "Нужна своя обувь?", "tragam ténis velhos"),
+        ("canyoning", "Somos 10 colegas do trabalho, fazem algum desconto?", "10% off from 8"),
+        ("canyoning", "há balneários para mudar de roupa depois?", "hot showers at the base"),
+        # and in earlier rounds' chats: boots and soles, a zipper, food included
+        ("leather", "how much to resole my boots?", "30€ o par"),
+        ("leather", "так сколько всё-таки стоит замена молнии?", "fecho é 28€"),
+        ("tailor", "quanto custa trocar o fecho de umas calças de ganga?", "16€"),
+        ("ericeiracowork", "a comida está incluída no preço?", "обед не включен"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
@@ -208,6 +230,11 @@ async def test_a_duration_written_short_answers_how_long(use_core: Core) -> None
         # a near kin in the quoted sentence (kin_in): beers / bottles, steel / metal
         ("sailingtrips", "podemos levar umas cervejas pro barco?"),
         ("invitations", "can you engrave my husband's steel watch?"),
+        # the thirtieth: "also" asks nothing (an unanswerable question quoted "also no food
+        # included"), and who asked, counted, answers nothing ("2 ppl asked me about watch
+        # batteries today" was quoted for a watch battery)
+        ("stargazing", "do you also run astrophotography classes? i have a camera"),
+        ("jewellery", "Можно у вас поменять батарейку в часах?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -268,3 +295,11 @@ def test_a_student_somewhere_is_the_clients_situation() -> None:
     assert situated("мы пенсионеры из Киева, есть скидка?", "Киева")
     assert situated("sou estudante em Lisboa, têm desconto?", "Lisboa")
     assert not situated("я хочу в сауну, она есть?", "сауну")
+
+
+def test_who_asked_counted_is_no_answer() -> None:
+    """ "2 ppl asked me about watch batteries today" reports a question; its "2" counts the
+    askers, it answers nothing (the thirtieth round quoted it for "поменять батарейку?")."""
+    assert answers_nothing(["2 ppl asked me about watch batteries today"], 0)
+    assert answers_nothing(["3 clientes perguntaram se fazemos gravações"], 0)
+    assert not answers_nothing(["2 ppl asked me about watch batteries: we don't do them"], 0)
