@@ -19,6 +19,9 @@ from core.sentences import sentences
 # 1500", under any floor). A "where" question about someone else ("where does Monty live?")
 # asks no address.
 WHERE = frozenset(key_tokens("where onde где"))
+# where an order is picked up is the company's place ("Onde posso ir buscar os extintores que
+# encomendei?", "где можно самим забрать зерно?": the thirty-first round)
+PICKUP = frozenset(key_tokens("pickup collect buscar levantar recolher забрать забирать самовывоз"))
 YOU_PLACE = frozenset(
     key_tokens(
         "you your locate location vocês você voces vc seu sua fica ficam localizado localização "
@@ -109,7 +112,9 @@ def asks_which(question: str) -> bool:
 def asks_address(question: str) -> bool:
     """Whether the question asks where the company is (or its address)."""
     toks = set(key_tokens(question))
-    return bool(ADDRESS_ASKED & toks) or bool(WHERE & toks and (YOU_PLACE | PREMISES) & toks)
+    return bool(ADDRESS_ASKED & toks) or bool(
+        WHERE & toks and (YOU_PLACE | PREMISES | PICKUP) & toks
+    )
 
 
 def recall_query(question: str) -> str:
@@ -358,7 +363,7 @@ AGE_TOLD = re.compile(
 )
 AGE_RULE = re.compile(
     r"(?i)\b\d{1,2}\s*(?:\+|-?\s*years?\b|yo\b|y/o|anos\b|лет\b|года\b|год\b)"
-    r"|(?<!\w)(?:from|under|over|above|below|aged|ages|at least|a partir d[oa]s?|mínimo|minimo|"
+    r"|(?<!\w)(?:from|under|over|above|below|aged|ages|at least|a partir d[oa]s?|mínimo|minimo|min\.?|"
     r"minimum|pelo menos|не младше|не моложе|"
     r"acima d[oa]s|abaixo d[oa]s|menores de|maiores de|до|от|с|старше|младше)\s+\d{1,2}\b"
     r"(?!\s*(?:€|eur|h\b|:|[.,]\d|min|%|km|m\b|kg|dias|days|дн|час|people|pessoas|человек|pax)"

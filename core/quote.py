@@ -48,6 +48,7 @@ from core.asked import (
     MONEY,
     OPENING,
     PHONE_ASKED,
+    PICKUP,
     PREMISES,
     PRICE_ASKED,
     PRICE_VERBS,
@@ -232,6 +233,8 @@ def pick_quote(
     if place:  # held by an address; what the chat never says is the company ("lavandaria")
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED | PREMISES
         asked = frozenset(a for a in asked if said_somewhere(a, idf))
+        if own & PICKUP:  # where an order is picked up: the address, whatever was ordered
+            asked = frozenset()
     if asked - (verbs := after_who(question) | paying_with(question)):  # the thing asked is
         # what a sentence must hold
         asked -= verbs

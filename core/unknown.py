@@ -40,13 +40,16 @@ NAME = re.compile(
 # where they travel or whose place it is ("лечу домой в Ригу", "у мамы в Мадриде", "I'm
 # flying back to Berlin", "vou para o Porto": the twenty-fifth round)
 _SITUATED = re.compile(
-    r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|we'?re)\s+(?:only\s+|just\s+|now\s+)?"
+    # (and as the question is read, its contractions written out: "we're" is "we are")
+    r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|i\s+am|we'?re|we\s+are)\s+"
+    r"(?:only\s+|just\s+|now\s+)?"
     r"(?:in|at|near)"
     r"|\b(?:coming|i'?m|im|we'?re|are)\s+from"
     # "we're coming with a coach bus from Lisbon" (the thirtieth round)
     r"|\bcoming\s+(?:\w+\s+){1,4}from"
     r"|\b(?:flying|fly|going|travell?ing|moving|driving|heading)\s+(?:home\s+|back\s+)?to"
-    r"|\b(?:moro|mora|moramos|moram|vivo|vive|vivemos|vivem|estou|estamos)\s+(?:em|no|na|nos|nas)"
+    r"|\b(?:moro|mora|moramos|moram|vivo|vive|vivemos|vivem|estou|estamos)\s+"
+    r"(?:em|no|na|nos|nas|num|numa)"
     r"|\b(?:sou|somos)\s+(?:de|do|da)|\bcomprei\s+(?:em|no|na)"
     r"|\b(?:vou|vamos|volto|voltamos|viajo|viajamos)\s+(?:\w+\s+)?(?:para|pra|pro)(?:\s+[oa]s?)?"
     r"|(?<!\w)(?:живу|живёт|живет|живём|живем|живут|нахожусь|находимся|я|мы)\s+в"
@@ -63,6 +66,10 @@ _SITUATED = re.compile(
     r"|\b(?:sou|somos)\s+\w+\s+(?:de|do|da|na|no)|\b(?:student|studying|study)\s+(?:at|in)"
     r"|\b(?:i|we)\s+(?:have|own|drive|'ve\s+got|have\s+got)\s+(?:an?\s+|the\s+)?"
     r"|\b(?:tenho|temos)\s+(?:um|uma)\s+"
+    # where their own business is ("tenho um café em Belém", "we run a bar in Braga": the
+    # thirty-first round)
+    r"|\b(?:tenho|temos)\s+(?:um|uma)\s+(?:\w+\s+){1,3}(?:em|no|na)"
+    r"|\b(?:i|we)\s+(?:have|own|run)\s+(?:an?\s+)?(?:\w+\s+){1,3}(?:in|at)"
     r"|(?<!\w)(?:ехать|едем|еду|поедем|приедем|приезжаем|прилетаем|прилетим|летим|отвезти\s+нас|"
     r"забрать\s+нас)\s+из|(?<!\w)учусь\s+в"
     r"|(?<!\w)у\s+(?:меня|нас)(?:\s+\w+)?|(?<!\w)у\s+(?:меня|нас)\b[^.?!]{0,30}\s(?:в|на)"
@@ -238,7 +245,7 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "grandmother grandfather granny grandparents friend friends amigo amigos amiga amigas "
     "друг друзья подруга colleague colleagues colega colegas коллега коллеги cousin primo "
     "prima брат сестра brother sister irmão irmã sogro sogra sogros in-laws свекровь тёща "
-    "year years ano anos год года лет "
+    "year years ano anos год года лет month months mês meses месяц месяца "
     "money dinheiro деньги account conta аккаунт home casa дом team equipa команда "
     # only ("можно взять кроватку всего на 2 дня?" said "nothing about всего": the
     # twenty-fifth round)

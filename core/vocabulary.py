@@ -120,7 +120,7 @@ late | atraso atrasado atrasar | опоздание опоздать опазд�
 owner | dono dona proprietário proprietária | владелец владелица хозяин хозяйка
 night nights evening nightly | noite noites noturno noturna | ночь ночи ночной вечер вечерний
 surcharge extra fee | acréscimo extra taxa adicional | доплата наценка сбор
-vaccine vaccines vaccinated | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
+vaccine vaccines vaccinated vaccination shot shots jab | vacina vacinas vacinado vacinada | прививка прививки привит вакцина
 insurance insured | seguro seguros | страховка страхование застраховать
 deposit deposits upfront | caução depósito sinal | залог депозит предоплата
 move moving relocation | mudança mudanças mudar | переезд переехать переезжать перевозить перевезти
@@ -248,6 +248,8 @@ boot boots | bota botas | сапоги ботинки
 sole soles resole | sola solas | подошва подошвы подмётка
 zipper zippers zip | fecho fechos | молния
 season seasons | temporada época | сезон
+milk | leite | молоко
+burger burgers hamburger hamburgers | hambúrguer hambúrgueres | бургер бургеры гамбургер
 included include includes inclusive | incluído incluída incluídos incluídas inclui incluem | включено включён включен включены входит входят
 """
 

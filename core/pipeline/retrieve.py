@@ -91,6 +91,9 @@ class Retriever(Stage):
             and names_something(w)
             and name_key(w) not in self._kind_by_key
             and name_key(w) not in self._surface_keys
+            # where the client is, not what they ask ("we're in Braga, is there an extra charge
+            # ...?" said it had nothing about Braga: the thirty-first round)
+            and not situated(question, w.strip("?!.,;:"))
         ]
         return " ".join(words).strip("?!.,")  # "" for a greeting or filler alone ("hello?")
 

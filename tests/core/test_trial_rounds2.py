@@ -14,6 +14,7 @@ from bench.trials import TRIALS, Asked, Said, Wait, read, run_file
 from core.asked import AGE_RULE, AGE_TOLD
 from core.langid import detect_language
 from core.language import lemma
+from core.questions import expand_contractions
 from core.replies import answers_nothing
 from core.service import Core
 from core.unknown import situated
@@ -152,6 +153,26 @@ from tests.core.replay import first_line, staff_before
         ("leather", "так сколько всё-таки стоит замена молнии?", "fecho é 28€"),
         ("tailor", "quanto custa trocar o fecho de umas calças de ganga?", "16€"),
         ("ericeiracowork", "a comida está incluída no preço?", "обед не включен"),
+        # the thirty-first round (a golf academy, levada hikes, an expats' clinic, a packaging
+        # wholesaler, office coffee machines, fire extinguishers; 52 / 90 as first run):
+        # staying in an airbnb and a café of one's own somewhere are the client's situation; a
+        # minimum age written "min 12"; a shot is a vaccine, and "next month" lacks nothing;
+        # milk is "leite", a burger "hambúrguer"; where to pick an order up asks the address
+        ("levadahikes", "e na Calheta? estamos num airbnb lá", "из Калеты"),
+        ("levadahikes", "Моим детям 10 и 13 лет, им можно на восход на Пико Руйву?", "min 12"),
+        (
+            "expatclinic",
+            "we're going to Brazil next month and need the yellow fever shot, can you do it?",
+            "vacinas de viagem",
+        ),
+        (
+            "coffeemachines",
+            "tenho um café em Belém, posso experimentar a máquina grátis primeiro?",
+            "not for cafés/restaurants",
+        ),
+        ("coffeemachines", "Vocês também trazem leite para a máquina?", "fresh milk"),
+        ("coffeemachines", "где можно самим забрать зерно?", "Rua do Açúcar 88"),
+        ("firesafety", "Onde posso ir buscar os extintores que encomendei?", "Costa Cabral 510"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
@@ -235,6 +256,12 @@ async def test_a_duration_written_short_answers_how_long(use_core: Core) -> None
         # batteries today" was quoted for a watch battery)
         ("stargazing", "do you also run astrophotography classes? i have a camera"),
         ("jewellery", "Можно у вас поменять батарейку в часах?"),
+        # the thirty-first: a burger is "hambúrguer", and the client's own café is their
+        # situation
+        (
+            "packaging",
+            "Olá, tenho um café pequeno, dá para encomendar só 300 caixas de hambúrguer?",
+        ),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -303,3 +330,12 @@ def test_who_asked_counted_is_no_answer() -> None:
     assert answers_nothing(["2 ppl asked me about watch batteries today"], 0)
     assert answers_nothing(["3 clientes perguntaram se fazemos gravações"], 0)
     assert not answers_nothing(["2 ppl asked me about watch batteries: we don't do them"], 0)
+
+
+def test_where_the_client_is_is_read_as_the_question_is() -> None:
+    """The question is read with its contractions written out ("we're" is "we are"): "we're
+    in Braga, is there an extra charge ...?" said it had nothing about Braga (the thirty-first
+    round)."""
+    question = expand_contractions("we're in Braga, is there an extra charge for you to come?")
+    assert situated(question, "Braga")
+    assert situated(expand_contractions("I'm staying in Cascais, do you deliver?"), "Cascais")
