@@ -132,7 +132,10 @@ def with_replies(
 # what a reported question may hold of its answer: "опять спрашивали про MTB — мы НЕ делаем
 # маунтинбайк" (a negation, a number)
 _ANSWERS = re.compile(
-    r"(?i)\d|\b(?:not|no|não|nao|nem|never|don'?t|doesn'?t|won'?t|can'?t)\b|(?<!\w)(?:не|ни|нет)(?!\w)"
+    r"(?i)\d|\b(?:not|não|nao|nem|never|don'?t|doesn'?t|won'?t|can'?t)\b|(?<!\w)(?:не|ни|нет)(?!\w)"
+    # "no" as an answer, not the Portuguese "in the" ("uma senhora perguntou se podemos espalhar
+    # as cinzas no rio": the thirty-second round)
+    r"|(?i:\bno\b(?=\s*(?:[,.!;:—-]|$)))"
 )
 # a sentence that only says who asked the question before it ("e Amex? um cliente perguntou")
 _ASKED_ONLY = frozenset(

@@ -264,7 +264,10 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # broken, and work (the thirtieth round: "the zipper on my leather jacket is broken", "somos
     # 10 colegas do trabalho")
     "broken partido partida avariado avariada сломан сломана сломался сломалась work trabalho "
-    "работа".split()
+    "работа "
+    # money and a drop-off (the thirty-second round: "umas canetas de 7 euros" said it had
+    # nothing about "euros", "when he drops the bottle off" nothing about "drops")
+    "euro euros евро dollar dollars drops dropped dropping".split()
 )
 
 

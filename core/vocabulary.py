@@ -249,6 +249,10 @@ sole soles resole | sola solas | подошва подошвы подмётка
 zipper zippers zip | fecho fechos | молния
 season seasons | temporada época | сезон
 milk | leite | молоко
+chicken | frango galinha | курица цыплёнок
+couple couples | casal casais | пара пары
+half | metade meio meia | половина половинка
+ashes | cinzas | прах пепел
 burger burgers hamburger hamburgers | hambúrguer hambúrgueres | бургер бургеры гамбургер
 included include includes inclusive | incluído incluída incluídos incluídas inclui incluem | включено включён включен включены входит входят
 """

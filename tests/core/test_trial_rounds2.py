@@ -173,6 +173,11 @@ from tests.core.replay import first_line, staff_before
         ("coffeemachines", "Vocês também trazem leite para a máquina?", "fresh milk"),
         ("coffeemachines", "где можно самим забрать зерно?", "Rua do Açúcar 88"),
         ("firesafety", "Onde posso ir buscar os extintores que encomendei?", "Costa Cabral 510"),
+        # the thirty-second round (helicopter flights, a perfume workshop, beach picnics, a
+        # butcher, bottled gas, a newsagent; 62 / 90 as first run): a couple is "пара", half
+        # "meio" / "половина"
+        ("perfume", "сколько стоит мастер-класс для пары? у нас годовщина", "170€ for two"),
+        ("butcher", "quanto fica meio leitão? somos 6 pessoas no domingo", "половина 50€"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
@@ -262,6 +267,9 @@ async def test_a_duration_written_short_answers_how_long(use_core: Core) -> None
             "packaging",
             "Olá, tenho um café pequeno, dá para encomendar só 300 caixas de hambúrguer?",
         ),
+        # the thirty-second: a drop-off names no thing, ashes are "прах"
+        ("bottledgas", "could your guy install my new cooker when he drops the bottle off?"),
+        ("heliflights", "Можно ли развеять прах отца над рекой во время полёта?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -303,6 +311,9 @@ async def test_a_meal_of_the_day_is_a_meal(use_core: Core) -> None:
             "boa tarde, moro no Feijó (Almada), pagam-se as deslocações para virem ver o telhado?",
             ("moro",),
         ),
+        # money (the thirty-second round: "umas canetas de 7 euros" said it had nothing about
+        # "euros")
+        ("newsagent", "posso pagar com cartão umas canetas de 7 euros?", ("euros",)),
     ],
 )
 async def test_words_that_name_no_thing_are_not_said_to_be_lacking(
@@ -330,6 +341,9 @@ def test_who_asked_counted_is_no_answer() -> None:
     assert answers_nothing(["2 ppl asked me about watch batteries today"], 0)
     assert answers_nothing(["3 clientes perguntaram se fazemos gravações"], 0)
     assert not answers_nothing(["2 ppl asked me about watch batteries: we don't do them"], 0)
+    # the Portuguese "no" ("in the") is no answer (the thirty-second round)
+    assert answers_nothing(["uma senhora perguntou se podemos espalhar as cinzas no rio 😢"], 0)
+    assert not answers_nothing(["a guy asked if we fly over the river, no."], 0)
 
 
 def test_where_the_client_is_is_read_as_the_question_is() -> None:
