@@ -21,7 +21,13 @@ from core.sentences import sentences
 WHERE = frozenset(key_tokens("where onde где"))
 # where an order is picked up is the company's place ("Onde posso ir buscar os extintores que
 # encomendei?", "где можно самим забрать зерно?": the thirty-first round)
-PICKUP = frozenset(key_tokens("pickup collect buscar levantar recolher забрать забирать самовывоз"))
+PICKUP = frozenset(
+    key_tokens(
+        "pickup collect buscar levantar recolher забрать забирать самовывоз "
+        # and where something takes place ("а где проходят занятия?": the thirty-third round)
+        "decorrer decorrem realizar realizam проходить проходят"
+    )
+)
 YOU_PLACE = frozenset(
     key_tokens(
         "you your locate location vocês você voces vc seu sua fica ficam localizado localização "

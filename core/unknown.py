@@ -51,7 +51,8 @@ _SITUATED = re.compile(
     r"|\b(?:moro|mora|moramos|moram|vivo|vive|vivemos|vivem|estou|estamos)\s+"
     r"(?:em|no|na|nos|nas|num|numa)"
     r"|\b(?:sou|somos)\s+(?:de|do|da)|\bcomprei\s+(?:em|no|na)"
-    r"|\b(?:vou|vamos|volto|voltamos|viajo|viajamos)\s+(?:\w+\s+)?(?:para|pra|pro)(?:\s+[oa]s?)?"
+    r"|\b(?:vou|vamos|volto|voltamos|viajo|viajamos)\s+(?:\w+\s+){0,2}(?:para|pra|pro|a|ao|à)"
+    r"(?:\s+[oa]s?)?"
     r"|(?<!\w)(?:живу|живёт|живет|живём|живем|живут|нахожусь|находимся|я|мы)\s+в"
     # a student or a pensioner somewhere ("я студентка в Лиссабоне", "sou estudante em
     # Lisboa": the twenty-ninth round)
@@ -75,7 +76,9 @@ _SITUATED = re.compile(
     r"|(?<!\w)у\s+(?:меня|нас)(?:\s+\w+)?|(?<!\w)у\s+(?:меня|нас)\b[^.?!]{0,30}\s(?:в|на)"
     # and where the people they bring are from ("моя подруга из Мадрида", "my friend from
     # Lyon", "a minha amiga é de Madrid": the twenty-seventh round)
-    r"|\b(?:my|our)\s+\w+\s+(?:is\s+|are\s+)?from|\b(?:minha|meu|minhas|meus)\s+\w+\s+(?:é\s+|são\s+)?"
+    r"|\b(?:my|our)\s+\w+\s+(?:is\s+|are\s+)?from|\bwe(?:'?re|\s+are)\s+(?:\w+\s+){1,3}from|"
+    # where they work (the thirty-third round: "i work at a gym reception")
+    r"\b(?:i|we)\s+work\s+(?:at|in|for)(?:\s+\w+){0,3}|\b(?:minha|meu|minhas|meus)\s+\w+\s+(?:é\s+|são\s+)?"
     r"(?:de|do|da)|(?<!\w)(?:мо[яйи]|наш[аи]?)\s+\w+\s+из"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
     r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
@@ -267,7 +270,10 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "работа "
     # money and a drop-off (the thirty-second round: "umas canetas de 7 euros" said it had
     # nothing about "euros", "when he drops the bottle off" nothing about "drops")
-    "euro euros евро dollar dollars drops dropped dropping".split()
+    "euro euros евро dollar dollars drops dropped dropping "
+    # speaking, the shortest, a spot (the thirty-third round: "a russian speaking group", "the
+    # shortest booking", "o lugar coberto")
+    "speaking speak shortest longest lugar".split()
 )
 
 

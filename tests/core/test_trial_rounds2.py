@@ -178,6 +178,25 @@ from tests.core.replay import first_line, staff_before
         # "meio" / "половина"
         ("perfume", "сколько стоит мастер-класс для пары? у нас годовщина", "170€ for two"),
         ("butcher", "quanto fica meio leitão? somos 6 pessoas no domingo", "половина 50€"),
+        # the thirty-third round (an airport car park, a student residence, a shared kitchen,
+        # first aid courses, improv theatre, beekeeping; 62 / 90 as first run): where the
+        # client travels ("vou 7 dias a Londres"), works, or comes from with friends is their
+        # situation; a spot ("lugar") and speaking name no thing; where classes take place asks
+        # the address
+        ("airportparking", "vou 7 dias a Londres, há algum preço especial p a semana?", "30€ flat"),
+        ("airportparking", "quanto custa o lugar coberto? vou em abril", "9€/день"),
+        (
+            "firstaid",
+            "how long is the course with the defibrilator? i work at a gym reception",
+            "7 часов",
+        ),
+        ("firstaid", "Здравствуйте, а где проходят занятия?", "Cedofeita 212"),
+        ("improv", "is there a russian speaking group? my wife is from Kyiv", "в 17:00"),
+        (
+            "beekeeping",
+            "we're 3 friends from Moscow, can you do the course in russian for us?",
+            "от 4 человек",
+        ),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
