@@ -48,7 +48,8 @@ PREMISES = frozenset(
     )
 )
 _ADDRESS_WORDS = "address endereço morada адрес street st rua av avenida улица ул проспект"
-ADDRESS_ASKED = frozenset(key_tokens("address endereço morada адрес"))
+# (and as clients misspell it: "whats your adress?", the thirty-fourth round)
+ADDRESS_ASKED = frozenset(key_tokens("address adress adres endereço endereco morada адрес"))
 ADDRESS = re.compile(
     r"(?i:\b(?:rua|r\.|av\.|avenida|alameda|travessa|praça|largo|estrada|street|st\.|avenue|"
     r"ave\.|road|rd\.|boulevard|blvd\.?|lane|ул\.|улица|пр\.|просп\.|проспект|пер\.|переулок|"

@@ -248,6 +248,17 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         "included",
         ("входит", "входят", "включ", "inclu"),
     ),
+    # a wheelchair in three languages ("нам кресло-коляска нужна только на одну неделю" had
+    # nothing about "коляска" beside "cadeira de rodas": the thirty-fourth round)
+    (
+        re.compile(
+            r"\bcadeiras?\s+de\s+rodas\b|(?<!\w)кресл\w*-коляск\w*|(?<!\w)инвалидн\w+\s+коляск\w*"
+            r"|(?<!\w)коляск\w*\s+инвалидн\w*",
+            re.IGNORECASE,
+        ),
+        "wheelchair",
+        ("rodas", "коляск"),
+    ),
 )
 
 

@@ -41,7 +41,7 @@ hours schedule | horário horários | часы график
 phone telephone call | telefone ligação ligar | телефон звонок звонки позвонить звонить
 email | email e-mail | почта email
 office | escritório sede | офис
-delivery deliver delivers shipping ship send post | entrega entregar entregam envio enviar frete | доставка доставить доставлять доставляете отправить отправка отправлять
+delivery deliver delivers shipping ship send post | entrega entregar entregam envio enviar frete | доставка доставить доставлять доставляете отправить отправка отправлять пересылка переслать
 address | endereço morada | адрес
 meet meeting | encontro encontrar | встреча встретиться встречаться сбор
 weekend weekends | fim-de-semana | выходные

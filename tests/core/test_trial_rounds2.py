@@ -197,6 +197,15 @@ from tests.core.replay import first_line, staff_before
             "we're 3 friends from Moscow, can you do the course in russian for us?",
             "от 4 человек",
         ),
+        # the thirty-fourth round (a luthier, a sewing machine repairer, a water heater
+        # service, mobility aids, a day centre for the elderly, a puppet theatre; 55 / 90 as
+        # first run): "adress" asks the address, "пересылка" is shipping
+        ("sewingmachines", "whats your adress? want to drop off my singer", "São Marcos 58"),
+        (
+            "sewingmachines",
+            "Я в Лиссабоне, пришлю машинку почтой — сколько стоит обратная пересылка?",
+            "9,50€",
+        ),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
@@ -289,6 +298,8 @@ async def test_a_duration_written_short_answers_how_long(use_core: Core) -> None
         # the thirty-second: a drop-off names no thing, ashes are "прах"
         ("bottledgas", "could your guy install my new cooker when he drops the bottle off?"),
         ("heliflights", "Можно ли развеять прах отца над рекой во время полёта?"),
+        # the thirty-fourth: "кресло-коляска" is a wheelchair ("cadeira de rodas")
+        ("mobilityaids", "нам кресло-коляска нужна только на одну неделю, сколько это стоит?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
