@@ -19,9 +19,10 @@ from core.sentences import sentences
 # 1500", under any floor). A "where" question about someone else ("where does Monty live?")
 # asks no address.
 WHERE = frozenset(key_tokens("where onde где"))
-# where an order is picked up is the company's place ("Onde posso ir buscar os extintores que
-# encomendei?", "где можно самим забрать зерно?": the thirty-first round)
-PICKUP = frozenset(
+# where an order is picked up, or something takes place, is the company's place ("Onde posso
+# ir buscar os extintores que encomendei?", "где можно самим забрать зерно?": the thirty-first
+# round)
+AT_THE_PLACE = frozenset(
     key_tokens(
         "pickup collect buscar levantar recolher забрать забирать самовывоз "
         # and where something takes place ("а где проходят занятия?": the thirty-third round)
@@ -120,7 +121,7 @@ def asks_address(question: str) -> bool:
     """Whether the question asks where the company is (or its address)."""
     toks = set(key_tokens(question))
     return bool(ADDRESS_ASKED & toks) or bool(
-        WHERE & toks and (YOU_PLACE | PREMISES | PICKUP) & toks
+        WHERE & toks and (YOU_PLACE | PREMISES | AT_THE_PLACE) & toks
     )
 
 

@@ -38,6 +38,7 @@ from core.asked import (
     ADDRESS_ASKED,
     AGE_RULE,
     AGE_TOLD,
+    AT_THE_PLACE,
     CLOCK_ASKED,
     CONTACT_ASKED,
     CONTACT_NUMBER,
@@ -48,7 +49,6 @@ from core.asked import (
     MONEY,
     OPENING,
     PHONE_ASKED,
-    PICKUP,
     PREMISES,
     PRICE_ASKED,
     PRICE_VERBS,
@@ -233,8 +233,8 @@ def pick_quote(
     if place:  # held by an address; what the chat never says is the company ("lavandaria")
         asked -= WHERE | YOU_PLACE | ADDRESS_ASKED | PREMISES
         asked = frozenset(a for a in asked if said_somewhere(a, idf))
-        if own & PICKUP:  # where an order is picked up: the address, whatever was ordered
-            asked = frozenset()
+        if own & AT_THE_PLACE:  # where an order is picked up or classes take place: the
+            asked = frozenset()  # address answers, whatever was ordered
     if asked - (verbs := after_who(question) | paying_with(question)):  # the thing asked is
         # what a sentence must hold
         asked -= verbs

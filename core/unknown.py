@@ -75,11 +75,13 @@ _SITUATED = re.compile(
     r"забрать\s+нас)\s+из|(?<!\w)учусь\s+в"
     r"|(?<!\w)у\s+(?:меня|нас)(?:\s+\w+)?|(?<!\w)у\s+(?:меня|нас)\b[^.?!]{0,30}\s(?:в|на)"
     # and where the people they bring are from ("моя подруга из Мадрида", "my friend from
-    # Lyon", "a minha amiga é de Madrid": the twenty-seventh round)
-    r"|\b(?:my|our)\s+\w+\s+(?:is\s+|are\s+)?from|\bwe(?:'?re|\s+are)\s+(?:\w+\s+){1,3}from|"
+    # Lyon", "a minha amiga é de Madrid": the twenty-seventh round; "we're 3 friends from
+    # Moscow": the thirty-third)
+    r"|\b(?:my|our)\s+\w+\s+(?:is\s+|are\s+)?from|\bwe(?:'?re|\s+are)\s+(?:\w+\s+){1,3}from"
+    r"|\b(?:minha|meu|minhas|meus)\s+\w+\s+(?:é\s+|são\s+)?(?:de|do|da)"
+    r"|(?<!\w)(?:мо[яйи]|наш[аи]?)\s+\w+\s+из"
     # where they work (the thirty-third round: "i work at a gym reception")
-    r"\b(?:i|we)\s+work\s+(?:at|in|for)(?:\s+\w+){0,3}|\b(?:minha|meu|minhas|meus)\s+\w+\s+(?:é\s+|são\s+)?"
-    r"(?:de|do|da)|(?<!\w)(?:мо[яйи]|наш[аи]?)\s+\w+\s+из"
+    r"|\b(?:i|we)\s+work\s+(?:at|in|for)(?:\s+\w+){0,3}"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
     r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
 )
