@@ -440,6 +440,9 @@ def pick_quote(
     missing = (
         unknown_names(question, idf, covered, entity_names, speaker) if best is not None else []
     )
+    # the quote as shown writes an age rule for the age told: it answers what is asked, so no
+    # word or name the chat lacks is said first (read on the sentence shown, lead-in and all)
+    ruled_best = aged_q and best is not None and bool(AGE_RULE.search(best.sentence))
     # a word the question asks with that no message holds in any language ("do you offer
     # french classes?", "quanto custa o curso de alemão?"), when no sentence is near the
     # question by meaning: the quote may answer another question, so the answer says first
@@ -459,11 +462,11 @@ def pick_quote(
         if absent:  # a near kin in the quoted sentence: a word the chat says otherwise
             kin = meaning.kin(absent, best_sentence)
             absent = [w for w in absent if w not in kin]
-        if absent and not best.refuses and not (aged_q and AGE_RULE.search(best.sentence)):
+        if absent and not best.refuses and not ruled_best:
             if unknown is not None:
                 unknown.extend(absent)
             return replace(best, lacks=tuple(absent))
-    if missing and aged_q and best is not None and AGE_RULE.search(best.sentence):
+    if ruled_best:
         missing = []  # the age told is what is asked ("my son is 4 and has tantrums, can he
         # see someone?" beside "crianças e adolescentes: atendemos a partir dos 6 anos", the
         # rule in the sentence shown after its lead-in: the twenty-ninth round)

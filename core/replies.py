@@ -152,8 +152,9 @@ def answers_nothing(parts: list[str], i: int) -> bool:
     cliente perguntou se temos sem glúten"), or who asked the question before it ("e Amex? um
     cliente perguntou": read as its writer's answer, it was quoted for "American Express?")."""
     sentence = parts[i]
-    answer = _ANSWERS.search(_ASKERS.sub("", sentence))
-    if sentence.endswith("?") or (reports_question(sentence) and not answer):
+    if sentence.endswith("?"):
+        return True
+    if reports_question(sentence) and not _ANSWERS.search(_ASKERS.sub("", sentence)):
         return True
     return bool(
         i and lead_in_question(parts[i - 1]) and _ASKED_ONLY.issuperset(index_tokens(sentence))
