@@ -28,7 +28,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence, Set
-from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -69,6 +68,7 @@ from core.asked import (
     words_asking_it,
     writes_schedule,
 )
+from core.hedged import Picked, Read, settle
 from core.language import (
     key_tokens,
     lemma,
@@ -77,15 +77,12 @@ from core.language import (
 from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, answers_nothing, with_replies
-from core.restated import UPDATE, Nearness, Said, Written, later_of
+from core.restated import UPDATE, Nearness, Said, Written
 from core.sentences import clip, label_of, lead_in_question, sentences
 from core.unknown import (
     NAME,
-    holding_the_rest,
     refuses,
     said_somewhere,
-    unknown_names,
-    unknown_words,
 )
 from core.vocabulary import answered_about, equivalents
 
@@ -437,57 +434,11 @@ def pick_quote(
             holding = held_asked
         if holding:
             best, best_asked, best_priced, best_sentence = max(holding, key=lambda r: r[0].score)
-    missing = (
-        unknown_names(question, idf, covered, entity_names, speaker) if best is not None else []
-    )
-    # the quote as shown writes an age rule for the age told: it answers what is asked, so no
-    # word or name the chat lacks is said first (read on the sentence shown, lead-in and all)
-    ruled_best = aged_q and best is not None and bool(AGE_RULE.search(best.sentence))
-    # a word the question asks with that no message holds in any language ("do you offer
-    # french classes?", "quanto custa o curso de alemão?"), when no sentence is near the
-    # question by meaning: the quote may answer another question, so the answer says first
-    # that it has nothing about the word, and quotes the sentence after that as the nearest.
-    # Tuning parts of bench.answers, questions nothing answers: says it does not know velo
-    # 0.067 -> 0.133, patinhas 0.200 -> 0.400, lingva 0.267 -> 0.467, lumio 0.533 unchanged;
-    # no answerable question lost. (Dropping the sentence, as for an unknown name, lost two
-    # answerable held-out questions of lingva, not read; measured once, then this.)
-    if (
-        not missing
-        and best is not None
-        and meaning is not None
-        and not best.holds_asked
-        and cosines[best_sentence] < meaning.relevant
-    ):
-        absent = unknown_words(question, asked, idf, covered)
-        if absent:  # a near kin in the quoted sentence: a word the chat says otherwise
-            kin = meaning.kin(absent, best_sentence)
-            absent = [w for w in absent if w not in kin]
-        if absent and not best.refuses and not ruled_best:
-            if unknown is not None:
-                unknown.extend(absent)
-            return replace(best, lacks=tuple(absent))
-    if ruled_best:
-        missing = []  # the age told is what is asked ("my son is 4 and has tantrums, can he
-        # see someone?" beside "crianças e adolescentes: atendemos a partir dos 6 anos", the
-        # rule in the sentence shown after its lead-in: the twenty-ninth round)
-    if missing:  # "how much is the Premium plan?" is not answered by the Pro plan's price
-        if unknown is not None:
-            unknown.extend(missing)
-        kept = holding_the_rest(asked, missing, [(q, m) for q, m, _, _ in held_asked])
-        if kept is not None and kept.refuses:
-            return kept
-        # else the nearest, if it holds an asked word or is near by meaning ("sou estudante na
-        # FEUP, há algum desconto?" beside "8€ for students"; docs/answers.md, round twenty)
-        close = meaning is not None and cosines.get(best_sentence, 0.0) >= meaning.relevant
-        holds_some = bool(best_asked - {t for n in missing for t in index_tokens(n)})
-        if kept is None and best is not None and meaning is not None and (holds_some or close):
-            kept = best
-        return replace(kept, lacks=tuple(missing)) if kept is not None else None
-    if best is not None and meaning is not None:
+    if best is None:
+        return None
+    nearness = None
+    if meaning is not None:
         nearness = Nearness(cosines, vectors, meaning.same, meaning.cross, MIN_MEANING_AT)
-        holds = Said(best_asked, best_priced, best_sentence)
-        later = later_of(
-            best, holds, held_asked, nearness, len(asked), meaning.vectors, restating, idf
-        )
-        return replace(best, later=later)
-    return best
+    picked = Picked(best, Said(best_asked, best_priced, best_sentence), held_asked)
+    read = Read(question, asked, aged_q, idf, covered, entity_names, speaker)
+    return settle(picked, read, meaning, nearness, unknown, restating)
