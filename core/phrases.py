@@ -161,6 +161,19 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         "30 min",
         ("half", "meia", "пол"),
     ),
+    # and an hour is 60 minutes ("how much for 1hr of jumping" beside "sessão de 60 min custa
+    # 12€": the thirty-sixth round); not a clock time ("à uma hora", "в 1 час"), nor an hour
+    # and more ("1 hora e meia", "1 hour 30")
+    (
+        re.compile(
+            r"(?:\b(?:1|one|an)\s?-?\s?(?:hr|hour)\b|(?<!à\s)(?<!às\s)\b(?:1|uma)\s+hora\b|"
+            r"(?<!в\s)(?<!\w)(?:1|один)\s+час(?!\w))"
+            r"(?!\s*(?:e|and|с)?\s*(?:meia|a\s+half|половин|\d))",
+            re.IGNORECASE,
+        ),
+        "60 min",
+        ("hr", "hour", "hora", "час"),
+    ),
     (
         re.compile(
             r"\bsummer\s+camps?\b|\bcampos?\s+de\s+f[ée]rias\b|(?<!\w)летн\w+\s+лагер\w*",

@@ -238,6 +238,12 @@ toilet toilets restroom restrooms bathroom wc loo | toilete sanitários | туа
 windbreak windbreaks windbreaker windbreakers | | ветрозащита
 rod rods | cana canas | удочка удочки
 strap straps | bracelete pulseira | ремешок браслет
+bedding linen sheets | lençóis lençol | бельё белье простыни
+digger diggers excavator excavators | escavadora escavadoras retroescavadora | экскаватор экскаваторы
+intermediate | intermédio intermédia intermediário | средний средняя среднего
+trampoline trampolines | trampolim trampolins | батут батуты батутов
+miss missed missing | faltar falto faltei perder | пропустить пропущу пропустил пропуск
+peel peeling peels | descascar descasca descascou | отслаиваться шелушиться
 holiday holidays | feriado feriados | праздник праздники праздничный праздничные
 rain raining rainy | chuva chover chove chuvoso | дождь
 asbestos | amianto | асбест
