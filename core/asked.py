@@ -18,13 +18,13 @@ from core.sentences import sentences
 # language it was written (USE puts "where are you located?" 0.08 from "Endereço: Rua Augusta
 # 1500", under any floor). A "where" question about someone else ("where does Monty live?")
 # asks no address.
-WHERE = frozenset(key_tokens("where onde где"))
+WHERE = frozenset(key_tokens("where onde где куда"))
 # where an order is picked up, or something takes place, is the company's place ("Onde posso
 # ir buscar os extintores que encomendei?", "где можно самим забрать зерно?": the thirty-first
 # round)
 AT_THE_PLACE = frozenset(
     key_tokens(
-        "pickup collect buscar levantar recolher забрать забирать самовывоз "
+        "pickup collect buscar levantar recolher забрать забирать самовывоз подъехать "
         # and where something takes place ("а где проходят занятия?": the thirty-third round)
         "decorrer decorrem realizar realizam проходить проходят"
     )
@@ -370,10 +370,11 @@ AGE_TOLD = re.compile(
     r"сын\w*|доч\w*|ребен\w*|ребён\w*|дет\w*)\b[^.?!\d]{0,12}?\b\d{1,2}\b(?!\s*(?:€|eur|h\b|:))"
 )
 AGE_RULE = re.compile(
-    r"(?i)\b\d{1,2}\s*(?:\+|-?\s*years?\b|yo\b|y/o|anos\b|лет\b|года\b|год\b)"
-    r"|(?<!\w)(?:from|under|over|above|below|aged|ages|at least|a partir d[oa]s?|mínimo|minimo|min\.?|"
-    r"minimum|pelo menos|не младше|не моложе|"
+    r"(?i)\b\d{1,2}\s*(?:\+|-?\s*years?\b|yo\b|y/o|anos?\b|лет\b|года\b|год\b)"
+    r"|(?<!\w)(?:from|under|over|above|below|aged|ages|at least|a partir d[eoa]s?|mínimo|minimo|"
+    r"min\.?|minimum|pelo menos|не младше|не моложе|"
     r"acima d[oa]s|abaixo d[oa]s|menores de|maiores de|до|от|с|старше|младше)\s+\d{1,2}\b"
-    r"(?!\s*(?:€|eur|h\b|:|[.,]\d|min|%|km|m\b|kg|dias|days|дн|час|people|pessoas|человек|pax)"
+    r"(?!\s*(?:€|eur|h\b|:|[.,]\d|min|%|km|m\b|kg|dias|days|дн|час|people|pessoas|человек|pax|"
+    r"de\s)"
     r"|\s*(?:to|até|-|–|до)\s*\d)"
 )

@@ -19,12 +19,12 @@ PHRASES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     ),
     (
         re.compile(
-            r"\b(?:(?:no|o|nesse|neste)\s+mesmo\s+dia|(?:the\s+)?same[\s-]+day|"
+            r"\b(?:(?:no|o|nesse|neste)\s+(?:mesmo|próprio|proprio)\s+dia|(?:the\s+)?same[\s-]+day|"
             r"в\s+(?:тот\s+же|этот\s+же|день\s+обращения)\s*(?:день)?)(?!\w)",
             re.IGNORECASE,
         ),
         "sameday",
-        ("mesmo", "same", "тот", "обращения"),
+        ("mesmo", "próprio", "proprio", "same", "тот", "обращения"),
     ),
     # "check-in" is arriving, not "check" and "in" ("what time can we check in?" said it had
     # nothing about "check" beside "заезд с 15:00, выезд до 11:00")

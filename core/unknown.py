@@ -82,6 +82,13 @@ _SITUATED = re.compile(
     r"|(?<!\w)(?:мо[яйи]|наш[аи]?)\s+\w+\s+из"
     # where they work (the thirty-third round: "i work at a gym reception")
     r"|\b(?:i|we)\s+work\s+(?:at|in|for)(?:\s+\w+){0,3}"
+    # what the client is, where they come from, where they live with words between (the
+    # thirty-seventh and thirty-eighth rounds: "we're a small law office", "we're 14 from my
+    # daughter's school class", "we live about 10km away near Santiago do Escoural")
+    r"|\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+an?\s+(?:\w+\s+){0,3}"
+    r"|\b(?:somos|sou)\s+uma?\s+(?:\w+\s+){0,3}"
+    r"|\bwe(?:'?re|\s+are)\s+(?:\w+\s+){1,3}from\s+(?:my|our)\s+(?:[\w']+\s+){0,3}"
+    r"|\b(?:live|lives|living)\s+(?:\S+\s+){1,4}(?:in|at|near)"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
     r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
 )
@@ -278,7 +285,10 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "speaking speak shortest longest lugar "
     # why the client misses a class (the thirty-fifth round: "I'll miss one class bc of a trip",
     # "я пропущу одно занятие, командировка")
-    "trip командировка".split()
+    "trip командировка "
+    # the client's own management, and a personal one (the thirty-seventh round: "a
+    # administração quer ver a destruição", "can you make me a personal tea mix?")
+    "boss chefe administração management начальник руководство personal pessoal личный".split()
 )
 
 

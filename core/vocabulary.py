@@ -244,6 +244,10 @@ intermediate | intermédio intermédia intermediário | средний сред�
 trampoline trampolines | trampolim trampolins | батут батуты батутов
 miss missed missing | faltar falto faltei perder | пропустить пропущу пропустил пропуск
 peel peeling peels | descascar descasca descascou | отслаиваться шелушиться
+fever temperature | febre | температура жар
+bin bins container containers | contentor contentores | контейнер контейнеры бак баки
+coaster coasters | base bases | подставка подставки подставок
+firewood wood logs | lenha | дрова дров
 holiday holidays | feriado feriados | праздник праздники праздничный праздничные
 rain raining rainy | chuva chover chove chuvoso | дождь
 asbestos | amianto | асбест

@@ -224,6 +224,41 @@ from tests.core.replay import first_line, staff_before
             "Little Jumpers",
         ),
         ("dogtraining", "Se eu faltar a uma aula, dá para repor depois?", "one missed session"),
+        # the thirty-seventh and thirty-eighth rounds (document destruction, forklifts, trade
+        # fair stands, a float centre, a herbalist, a salt room; firewood, a cherry orchard,
+        # borehole drilling, neon signs, ironworks, cork gifts; 58 and 46 / 90 as first runs):
+        # a bin is "contentor" / "контейнер", a fever "температура", firewood "дрова", a coaster
+        # "подставка"; "no próprio dia" is the same day; "куда подъехать ... забрать" asks the
+        # address; "a partir de 1 ano" is an age rule; "завтрашний" is a time; what the client
+        # is ("we're a small law office"), where they live with words between, and a personal
+        # one name no thing
+        (
+            "shredding",
+            "hi, how much to empty one of your big bins just once? we're a small law office",
+            "18 €",
+        ),
+        ("shredding", "quanto fica agora esvaziar um contentor uma vez só?", "one-off bin is 20 €"),
+        ("shredding", "нам нужно срочно, прямо сегодня, так можно?", "urgências no próprio dia"),
+        ("forklifts", "куда подъехать, чтобы самим забрать погрузчик?", "Rua C lote 14"),
+        ("floattank", "мне надо отменить завтрашний сеанс, это бесплатно?", "free up to 24h"),
+        (
+            "herbalist",
+            "can you make me a personal tea mix? how long does it take?",
+            "dois dias úteis",
+        ),
+        (
+            "saltroom",
+            "tenho um bocadinho de febre, posso ir à mesma amanhã?",
+            "с температурой в зал",
+        ),
+        ("saltroom", "можно прийти с ребёнком 8 месяцев?", "a partir de 1 ano"),
+        (
+            "firewood",
+            "we live about 10km away near Santiago do Escoural, do we pay for delivery?",
+            "grátis até 15 km",
+        ),
+        ("firewood", "в воскресенье можно приехать за дровами?", "domingo fechado"),
+        ("corkgifts", "Нам нужно всего 40 подставок, так можно?", "mínimo de 50"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
