@@ -76,7 +76,7 @@ from core.language import (
 )
 from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
-from core.replies import Thread, answers_nothing, with_replies
+from core.replies import Thread, answers_nothing, confirms, with_replies
 from core.restated import UPDATE, Nearness, Said, Written
 from core.sentences import clip, label_of, lead_in_question, sentences
 from core.unknown import (
@@ -327,7 +327,9 @@ def pick_quote(
             explained = hit | {translates[w] for w in hit if w in translates} | equivalents(hit)
             score += sum(max(idf(a), MIN_IDF) for a in (asked & said) - explained)
             shown = sentence
-            if own_q:
+            if asking is not None and not i and confirms(sentence):
+                shown = f"{asking.text} — {sentence}"  # what the yes says yes to
+            elif own_q:
                 shown = f"{own_q} {sentence}"
             elif sentence.endswith(":") and i + 1 < len(parts):
                 shown = f"{sentence} {parts[i + 1]}"  # a lead-in says nothing alone

@@ -47,6 +47,21 @@ _ASKERS = re.compile(
 )
 
 
+# a reply that says yes to the chat question before it: what it confirms is in that question
+# ("Kate: 30 min solo jet ski is 70€, 1h is 120€ right?" / "Rui: sim, e passageiro extra +15€
+# por volta": the thirty-ninth round quoted the reply alone for "quanto custa meia hora de
+# mota de água?")
+_CONFIRMS = re.compile(
+    r"(?i)^\W*(?:yes|yep|yeah|yup|correct|exactly|right|confirmed|sim|certo|exato|exacto|isso|"
+    r"confirmo|confirmado|да|ага|верно|точно|подтверждаю)(?!\w)"
+)
+
+
+def confirms(sentence: str) -> bool:
+    """The sentence opens by saying yes ("sim, e ...", "yes, ...", "да, ...")."""
+    return bool(_CONFIRMS.match(sentence))
+
+
 def reports_question(sentence: str) -> bool:
     """The sentence reports what someone asked ("perguntou se temos sem glúten"): a question
     for the team, not an answer to a client."""

@@ -44,7 +44,7 @@ _SITUATED = re.compile(
     r"(?i)(?:\b(?:live|lives|living|based|staying|i'?m|im|i\s+am|we'?re|we\s+are)\s+"
     r"(?:only\s+|just\s+|now\s+)?"
     r"(?:in|at|near)"
-    r"|\b(?:coming|i'?m|im|we'?re|are)\s+from"
+    r"|\b(?:coming|come|comes|i'?m|im|we'?re|are)\s+from"
     # "we're coming with a coach bus from Lisbon" (the thirtieth round)
     r"|\bcoming\s+(?:\w+\s+){1,4}from"
     r"|\b(?:flying|fly|going|travell?ing|moving|driving|heading)\s+(?:home\s+|back\s+)?to"
@@ -87,6 +87,9 @@ _SITUATED = re.compile(
     # daughter's school class", "we live about 10km away near Santiago do Escoural")
     r"|\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+an?\s+(?:\w+\s+){0,3}"
     r"|\b(?:somos|sou)\s+uma?\s+(?:\w+\s+){0,3}"
+    # how many they are, and of what ("we're 5 families", "we're 4 people", "somos 4 casais":
+    # the thirty-ninth round)
+    r"|\b(?:we'?re|we\s+are|somos)\s+\d+\s+(?:\w+\s+){0,2}|(?<!\w)нас\s+\d+\s+(?:\w+\s+){0,2}"
     r"|\bwe(?:'?re|\s+are)\s+(?:\w+\s+){1,3}from\s+(?:my|our)\s+(?:[\w']+\s+){0,3}"
     r"|\b(?:live|lives|living)\s+(?:\S+\s+){1,4}(?:in|at|near)"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
@@ -286,9 +289,8 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # why the client misses a class (the thirty-fifth round: "I'll miss one class bc of a trip",
     # "я пропущу одно занятие, командировка")
     "trip командировка "
-    # the client's own management, and a personal one (the thirty-seventh round: "a
-    # administração quer ver a destruição", "can you make me a personal tea mix?")
-    "boss chefe administração management начальник руководство personal pessoal личный".split()
+    # a personal one (the thirty-seventh round: "can you make me a personal tea mix?")
+    "personal pessoal личный".split()
 )
 
 

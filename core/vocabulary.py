@@ -248,6 +248,7 @@ fever temperature | febre | температура жар
 bin bins container containers | contentor contentores | контейнер контейнеры бак баки
 coaster coasters | base bases | подставка подставки подставок
 firewood wood logs | lenha | дрова дров
+stall stalls kiosk | banca bancas quiosque | ларёк ларек палатка
 holiday holidays | feriado feriados | праздник праздники праздничный праздничные
 rain raining rainy | chuva chover chove chuvoso | дождь
 asbestos | amianto | асбест

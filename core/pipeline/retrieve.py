@@ -18,6 +18,7 @@ from core.language import (
     QUESTION_WORDS,
     STOPWORDS,
     clean_name,
+    is_time_word,
     key_tokens,
     name_key,
     names_a_thing,
@@ -147,6 +148,9 @@ class Retriever(Stage):
             and names_something(name)
             and not literal_entities(store, name, worlds)
             and not situated(question, name)  # "I live in Faro, could you post ...?"
+            # a day is when, not what: "can I come on a sunday to work on my stuff?" said it
+            # had nothing about "sunday" (the thirty-ninth round)
+            and not all(is_time_word(w) for w in name.split())
         ]
         vectors = store.entity_vectors
         sims = vectors.scores(q_emb)  # one scan; every cosine below is read from it
@@ -188,8 +192,10 @@ class Retriever(Stage):
                     [n for n in unknown if name_key(n) not in self._kind_by_key] + missing
                 )
             )
-            # the one word left, when it names a thing: not "закрываетесь" (are you closing)
-            if not said and names and len(names.split()) == 1 and names_a_thing(names.lower()):
+            # the one word left, when it names a thing: not "закрываетесь" (are you closing),
+            # nor a day ("can I come on a sunday to work on my stuff?")
+            one = names and len(names.split()) == 1 and not is_time_word(names)
+            if not said and one and names_a_thing(names.lower()):
                 said = [names]
             support = Support(lang=lang, quote=quote, unknown=said)
             answer = base.model_copy(

@@ -16,7 +16,7 @@ from core.langid import detect_language
 from core.language import lemma
 from core.phrases import one_word
 from core.questions import expand_contractions
-from core.replies import answers_nothing
+from core.replies import answers_nothing, confirms
 from core.service import Core
 from core.unknown import situated
 from tests.core.replay import first_line, staff_before
@@ -259,6 +259,17 @@ from tests.core.replay import first_line, staff_before
         ),
         ("firewood", "в воскресенье можно приехать за дровами?", "domingo fechado"),
         ("corkgifts", "Нам нужно всего 40 подставок, так можно?", "mínimo de 50"),
+        # the thirty-ninth and fortieth rounds (jet skis, a boatyard, a fish stall, a gaming
+        # café, vintage clothes, a skate shop; a market fish stall, a knife sharpener's van, a
+        # vintage stall, art supplies, musical instruments, a makerspace; 49 and 55 / 90 as
+        # first runs): how many the client's group is, and of what, names no thing; a stall
+        # is "banca" / "ларёк"
+        (
+            "jetski",
+            "we're 5 families, each wants their own jet ski - any discount for that?",
+            "от 4",
+        ),
+        ("fishstall", "which stall number are you at now?", "agora é a 17"),
         # (a guard, not failing before: "prova" as a tasting lost it to "nothing about grande")
         ("vineyard", "Quanto custa agora a prova grande com a visita à adega?", "теперь 30€"),
     ],
@@ -355,6 +366,9 @@ async def test_a_duration_written_short_answers_how_long(use_core: Core) -> None
         ("mobilityaids", "нам кресло-коляска нужна только на одну неделю, сколько это стоит?"),
         # the thirty-fifth and thirty-sixth: missing a class is "пропустить" / "miss"
         ("dance", "if I miss a class can I make it up?"),
+        # the thirty-ninth: a yes-reply is quoted with the question it says yes to (its
+        # authors matter: a reply is another author's)
+        ("jetski", "quanto custa meia hora de mota de água?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -371,6 +385,18 @@ async def test_a_trial_question_asked_as_the_bench_asks_it(
             items.append(item)
     assert isinstance(items[-1], Asked)
     assert (await run_file(items, use_core.embedder, verbose=True))[:2] == (1, 1)
+
+
+async def test_a_day_is_no_thing_the_chat_lacks(use_core: Core) -> None:
+    """A day the question names is when, not what: "nothing about sunday" was said for a
+    question the chat does not answer (the fortieth round); and where the client comes from is
+    their situation."""
+    question = "hey can I come on a sunday to work on my stuff?"
+    _, answer = await first_line(use_core, staff_before("makerspace", question), question)
+    assert "sunday" not in answer.lower(), answer
+    assert situated("what time do you close on saturday pls, we come from Lisbon", "Lisbon")
+    assert confirms("sim, e passageiro extra +15€ por volta") and confirms("Да, так")
+    assert not confirms("simples: 10€") and not confirms("yesterday it was 10€")
 
 
 async def test_an_hour_is_sixty_minutes(use_core: Core) -> None:

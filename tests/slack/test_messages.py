@@ -56,12 +56,18 @@ class Events:
 
 
 async def send(slack: SlackHttp, fake: FakeSlack, event: dict[str, Any]) -> dict[str, Any]:
-    """Deliver `event` and wait for the bot's post in the thread of that message."""
-    assert await slack.event(event) == 200
+    """Deliver `event` and wait for the bot's new post in the thread of that message (a thread
+    already holds the replies to the messages before it: waiting for any post there let the
+    next message race this one, and CI once asked the question before the last statement was
+    stored)."""
+
+    def in_thread() -> list[dict[str, Any]]:
+        return [p for p in fake.api("chat.postMessage") if p.get("thread_ts") == thread]
+
     thread = event.get("thread_ts") or event["ts"]
-    posts = await fake.wait_for(
-        lambda: [p for p in fake.api("chat.postMessage") if p.get("thread_ts") == thread]
-    )
+    before = len(in_thread())
+    assert await slack.event(event) == 200
+    posts = await fake.wait_for(lambda: (got := in_thread())[before:] and got)
     return posts[-1]
 
 
