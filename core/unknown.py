@@ -76,21 +76,22 @@ _SITUATED = re.compile(
     r"|(?<!\w)у\s+(?:меня|нас)(?:\s+\w+)?|(?<!\w)у\s+(?:меня|нас)\b[^.?!]{0,30}\s(?:в|на)"
     # and where the people they bring are from ("моя подруга из Мадрида", "my friend from
     # Lyon", "a minha amiga é de Madrid": the twenty-seventh round; "we're 3 friends from
-    # Moscow": the thirty-third)
-    r"|\b(?:my|our)\s+\w+\s+(?:is\s+|are\s+)?from|\bwe(?:'?re|\s+are)\s+(?:\w+\s+){1,3}from"
+    # Moscow": the thirty-third; "we're 14 from my daughter's school class": the
+    # thirty-eighth)
+    r"|\b(?:my|our)\s+\w+\s+(?:is\s+|are\s+)?from"
+    r"|\bwe(?:'?re|\s+are)\s+(?:\w+\s+){1,3}from(?:\s+(?:my|our)\s+(?:[\w']+\s+){0,3})?"
     r"|\b(?:minha|meu|minhas|meus)\s+\w+\s+(?:é\s+|são\s+)?(?:de|do|da)"
     r"|(?<!\w)(?:мо[яйи]|наш[аи]?)\s+\w+\s+из"
     # where they work (the thirty-third round: "i work at a gym reception")
     r"|\b(?:i|we)\s+work\s+(?:at|in|for)(?:\s+\w+){0,3}"
-    # what the client is, where they come from, where they live with words between (the
-    # thirty-seventh and thirty-eighth rounds: "we're a small law office", "we're 14 from my
-    # daughter's school class", "we live about 10km away near Santiago do Escoural")
+    # what the client is, and where they live with words between (the thirty-seventh and
+    # thirty-eighth rounds: "we're a small law office", "we live about 10km away near Santiago
+    # do Escoural")
     r"|\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+an?\s+(?:\w+\s+){0,3}"
     r"|\b(?:somos|sou)\s+uma?\s+(?:\w+\s+){0,3}"
     # how many they are, and of what ("we're 5 families", "we're 4 people", "somos 4 casais":
     # the thirty-ninth round)
     r"|\b(?:we'?re|we\s+are|somos)\s+\d+\s+(?:\w+\s+){0,2}|(?<!\w)нас\s+\d+\s+(?:\w+\s+){0,2}"
-    r"|\bwe(?:'?re|\s+are)\s+(?:\w+\s+){1,3}from\s+(?:my|our)\s+(?:[\w']+\s+){0,3}"
     r"|\b(?:live|lives|living)\s+(?:\S+\s+){1,4}(?:in|at|near)"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
     r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
