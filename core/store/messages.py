@@ -5,7 +5,7 @@ re-embedding of a chat written with another model.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 import numpy as np
@@ -128,6 +128,12 @@ class MessageLog(GraphReader):
         found = {m for e in entity_ids for m in mentions.get(e, ())}
         order = self.recall.row_of
         return sorted(found, key=lambda m: order.get(m, -1), reverse=True)[:limit]
+
+    def bare_entities(self, entity_ids: Iterable[str]) -> list[str]:
+        """Those of the entities that no message mentions and no fact (any status) touches:
+        a torn batch's nodes, which came back from the WAL without their edges."""
+        graph = self.active_graph()
+        return [e for e in entity_ids if not graph.mentions.get(e) and not graph.touching.get(e)]
 
     def fact_sources(self, entity_ids: Sequence[str], limit: int = 50) -> list[str]:
         """Source messages of the facts (any status) whose subject or object is one of ids,

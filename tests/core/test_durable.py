@@ -400,6 +400,42 @@ async def test_an_import_batch_a_kill_tore_is_extracted_again_when_taken_up(
     await core.close()
 
 
+async def test_a_torn_message_is_read_again_as_if_first_whatever_kind_the_wal_left(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """A kill during a batch's commit can bring back its entity nodes (from the WAL) without
+    any edge, each of the kind the killed run gave it, which can be a later line's: the CLI
+    crash test's seed 266 left "checkout" a concept (of m0005, made while m0003 was in another
+    world), and m0003's "boleto depends on checkout", read again, went to the review queue.
+    An entity left with no mention and no fact is no knowledge: the torn message is read
+    again as the first pass read it."""
+    from core.models import ImportItem
+
+    core = make_core(tmp_path, ontology)
+    lines = [("m1", "boleto depends on checkout"), ("m2", "ok"), ("m3", "checkout uses ledger")]
+    items = [ImportItem(author="ann", text=t, message_id=i) for i, t in lines]
+    await core.remember_many(CHAT, items)
+    want = sentences(await core.facts(CHAT))
+    assert ("boleto DEPENDS_ON checkout", "active") in want
+
+    def tear(store: object) -> None:
+        ex = store._exec  # type: ignore[attr-defined]
+        ex("MATCH (m:Message)-[r:MENTIONS]->() WHERE m.chat = $chat DELETE r", {})
+        ex("MATCH ()-[f:FACT]->() WHERE f.chat = $chat DELETE f", {})
+        ex("MATCH (e:Entity) WHERE e.chat = $chat AND e.name = 'checkout' SET e.kind = 'concept'")
+
+    await core.pool.run(CHAT, tear)
+    await core.close()
+    with sqlite3.connect(tmp_path / "inbound.sqlite3") as db:
+        db.execute("UPDATE record SET done = 0 WHERE id IN ('m1', 'm2', 'm3')")
+
+    core = make_core(tmp_path, ontology)
+    assert await durable.recover(core) == 3
+    assert await core.pending(CHAT) == []
+    assert sentences(await core.facts(CHAT)) == want
+    await core.close()
+
+
 async def test_a_message_taken_up_again_confirms_its_fact_once(
     tmp_path: Path, ontology: Ontology
 ) -> None:
