@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 from core.dictionaries import holding
 
@@ -137,9 +138,11 @@ def detect_language(text: str, prior: str | None = None) -> str:
     return detect(text, prior)[0]
 
 
+@lru_cache(maxsize=1 << 14)
 def detect(text: str, prior: str | None = None) -> tuple[str, bool]:
     """The language and whether the text itself held a cue (a cue-less message must not
-    become the chat's recent language)."""
+    become the chat's recent language). Cached: a quote's word bridge reads the language of
+    each chat sentence it weighs, the same sentences question after question."""
     score = _scores(text)
     cue = any(v > 0 for v in score.values())
     if prior in score:
