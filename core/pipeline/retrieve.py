@@ -12,6 +12,7 @@ from functools import partial
 from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
 from core.asked import asks_amount, recall_query
 from core.index.spelling import respelled
+from core.index.vectors import Ahead
 from core.index.words import MessageIndex
 from core.langid import LANGUAGES
 from core.language import (
@@ -134,6 +135,7 @@ class Retriever(Stage):
         if mentions.ambiguous:  # say which ones it could mean instead of mixing them
             return self.ambiguous(store, base, mentions, lang)
         literal = mentions.found
+        ahead = Ahead(store.message_vectors.scores, q_emb)  # beside the graph stage
         clauses = self.extractor.parse(declarative(question, self._surface_forms), question=True)
         if not clauses:  # "where is checkout located?": who is it about, and what?
             moved = split_verb(question, self.ctx.verb_forms)
@@ -180,7 +182,7 @@ class Retriever(Stage):
         missing: list[str] = []  # names the question writes that the chat never mentions
         if not sources:
             evidence_ids, evidence_text, hits, near = self.evidence(
-                store, question, q_emb, literal, [], worlds
+                store, question, q_emb, literal, [], worlds, message_sims=ahead.get()
             )
             names = ", ".join(unknown) if unknown else self.content_phrase(question)
             quote = self.quote(store, question, q_emb, lang, hits, near, missing, worlds=worlds)
@@ -273,6 +275,7 @@ class Retriever(Stage):
             [s for f in facts for s in f.sources],
             worlds,
             outdated=outdated,
+            message_sims=ahead.get(),
         )
         seeds = [
             Seed(entity=store.entities[e].name, score=round(s_vec.get(e, 0.0), 4)) for e in sources
@@ -417,6 +420,7 @@ class Retriever(Stage):
         worlds: set[str] | None = None,
         *,
         outdated: Set[str] = frozenset(),
+        message_sims: Vector | None = None,
     ) -> tuple[list[str], list[tuple[str, str]], list[Hit], list[Hit]]:
         """Evidence messages, most relevant first (hybrid recall, core/recall.py), searched
         chat-wide. When a question routed to one world with confidence names something its
@@ -428,7 +432,8 @@ class Retriever(Stage):
         core/identity.py); known gap: another spelling in the same script ("píton" against
         "python") is not. `outdated`: messages whose facts a later message replaced, marked
         so that a model does not answer with them. Also returned: the messages nearest the
-        question by meaning alone, which a quote looks at too (core/recall/fusion.py)."""
+        question by meaning alone, which a quote looks at too (core/recall/fusion.py).
+        `message_sims`: the question's cosine with each message vector, when already scanned."""
         cfg = self.config.recall
         entity_messages = list(dict.fromkeys(provenance))
         if literal:  # the question's entities: their facts' sources, then their mentions
@@ -437,7 +442,7 @@ class Retriever(Stage):
         now = self.clock.now()
         if cfg.time_anchor == "latest":
             now = store.recall.latest() or now
-        sims = store.message_vectors.scores(q_emb)
+        sims = store.message_vectors.scores(q_emb) if message_sims is None else message_sims
         hits = recall_rank(
             store.recall,
             store.message_vectors,
