@@ -25,7 +25,8 @@ from core.vocabulary import equivalents
 # not 65", "correção: o pack agora é 160€", "обновление: интенсив A1 теперь стоит 520€, а не 480"
 UPDATE = re.compile(
     r"(?i)\b(?:updated?|correction|corrected|now|no longer|anymore|atualiza\w*|correção|"
-    r"correcao|agora|passou a|passa a|já não|ja nao|обновлени\w*|исправлени\w*|поправк\w*|"
+    r"correcao|agora|passou a|passa a|passa para|passa de|mudança|mudanca|já não|ja nao|"
+    r"обновлени\w*|исправлени\w*|поправк\w*|"
     r"теперь|уже не|больше не)\b|(?:\bnot|\bnão|\bnao|(?<!\w)а не|(?<!\w)не до)\s+\d"
 )
 

@@ -291,7 +291,11 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # "я пропущу одно занятие, командировка")
     "trip командировка "
     # a personal one (the thirty-seventh round: "can you make me a personal tea mix?")
-    "personal pessoal личный".split()
+    "personal pessoal личный "
+    # part of, the client's place and its rooms (the forty-first and forty-second rounds:
+    # "aceitam como parte do pagamento?", "how long will the technician be in my place? its a
+    # 2 bedroom apartment")
+    "parte place bedroom".split()
 )
 
 

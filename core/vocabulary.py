@@ -24,7 +24,7 @@ plan plans tier | plano planos | тариф тарифы план
 free | grátis gratuito gratuita | бесплатный бесплатно
 trial try | teste avaliação experimentar | пробный триал попробовать
 discount discounts deal | desconto descontos | скидка скидки
-annual yearly year | anual ano | годовой год
+annual yearly year | anual ano | годовой год ежегодный
 monthly month | mensal mês | месячный месяц
 pay payment payments paying | pagar pagamento pagamentos | платить оплатить заплатить оплата платёж
 card visa mastercard | cartão multibanco | карта
@@ -90,7 +90,9 @@ checkin arrival | checkin chegada entrada | заезд заселение
 checkout departure | checkout saída | выезд выселение
 battery batteries | bateria baterias | батарея батареи аккумулятор
 laptop laptops notebook | portátil portáteis notebook | ноутбук ноутбуки
-cash | dinheiro numerário | наличные наличный наличными
+cash | dinheiro numerário | наличные наличный наличными наличка
+maintenance | manutenção | обслуживание техобслуживание
+emergency sos | emergência sos | экстренный sos
 swim swimming | nadar natação | плавать плавание
 trousers pants | calças calça | брюки
 suit suits | fato fatos terno ternos | костюм костюмы
