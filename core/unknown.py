@@ -89,6 +89,9 @@ _SITUATED = re.compile(
     # do Escoural")
     r"|\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+an?\s+(?:\w+\s+){0,3}"
     r"|\b(?:somos|sou)\s+uma?\s+(?:\w+\s+){0,3}"
+    # and what they are and where, without an article (the forty-fourth round: "sou
+    # professora numa escola em Lagos")
+    r"|\b(?:sou|somos)\s+\w+\s+(?:\w+\s+){0,3}(?:em|no|na|num|numa)"
     # how many they are, and of what ("we're 5 families", "we're 4 people", "somos 4 casais":
     # the thirty-ninth round)
     r"|\b(?:we'?re|we\s+are|somos)\s+\d+\s+(?:\w+\s+){0,2}|(?<!\w)нас\s+\d+\s+(?:\w+\s+){0,2}"

@@ -97,7 +97,7 @@ swim swimming | nadar natação | плавать плавание
 trousers pants | calças calça | брюки
 suit suits | fato fatos terno ternos | костюм костюмы
 jacket jackets blazer | casaco casacos paletó blazer | пиджак куртка
-damage damages | dano danos estragos | ущерб повреждение повреждения
+damage damages breakage | dano danos estragos | ущерб повреждение повреждения поломка
 commission fee | comissão comissões | комиссия
 seated sitting | sentado sentados sentadas | сидячих сидя
 visit visits callout travelfee | visita visitas deslocação | визит выезд
@@ -268,6 +268,7 @@ half | metade meio meia | половина половинка
 ashes | cinzas | прах пепел
 burger burgers hamburger hamburgers | hambúrguer hambúrgueres | бургер бургеры гамбургер
 included include includes inclusive | incluído incluída incluídos incluídas inclui incluem | включено включён включен включены входит входят
+strawberry strawberries | morango morangos | клубника
 """
 
 # a word and the broader meaning it is part of, one way: "вы работаете в субботу?" is answered

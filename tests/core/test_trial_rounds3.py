@@ -10,6 +10,7 @@ import pytest
 from bench.trials import TRIALS, Asked, Said, Wait, read, run_file
 from core.restated import UPDATE
 from core.service import Core
+from core.unknown import situated
 
 
 @pytest.mark.parametrize(
@@ -43,6 +44,14 @@ from core.service import Core
             "how long will the technician be in my place for the install? its a 2 bedroom "
             "apartment",
         ),
+        # the forty-third and forty-fourth rounds (balloon decoration, marquee hire, a photo
+        # booth, a virtual office, home office rental, co-living; a trout fishing park, a
+        # berry farm, an alpaca farm, archery, a tennis club, a kitesurf school; 46 and 69 /
+        # 90 as first runs): strawberries "morangos", a breakage "поломка"; what the client is
+        # and where, without an article
+        ("berryfarm", "what's the strawberry price per kilo now end of june?"),
+        ("marquees", "есть залог за поломки? когда его вернут?"),
+        ("berryfarm", "sou professora numa escola em Lagos, podemos ir com a turma numa sexta?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -67,3 +76,9 @@ def test_a_change_said_in_portuguese_is_an_update() -> None:
     ):
         assert UPDATE.search(text), text
     assert not UPDATE.search("o autocarro passa pela praça às 9h")
+
+
+def test_what_the_client_is_and_where_is_their_situation() -> None:
+    assert situated("sou professora numa escola em Lagos, podemos ir?", "Lagos")
+    assert situated("somos enfermeiras num hospital em Faro, há desconto?", "Faro")
+    assert not situated("sou cliente, vocês têm desconto em Lagos?", "Lagos")
