@@ -145,7 +145,10 @@ def unknown_names(
 # problems?"): what is asked is the thing
 _BEFORE_VERB = frozenset(
     "you guys i we they to can could will would please who what which pode podem posso vocês você "
-    "vcs quem вы я мы можно кто".split()
+    "vcs quem вы я мы можно кто "
+    # "i wanna keep the chair", "can someone come remove the arch", "just shoot for a bit" (the
+    # forty-third and forty-fourth rounds)
+    "wanna gonna gotta come just".split()
 )
 _INFINITIVE = ("ar", "er", "ir")
 # before a Portuguese word that is a verb and a noun, these make it the noun ("o jantar")

@@ -52,6 +52,10 @@ from core.unknown import situated
         ("berryfarm", "what's the strawberry price per kilo now end of june?"),
         ("marquees", "есть залог за поломки? когда его вернут?"),
         ("berryfarm", "sou professora numa escola em Lagos, podemos ir com a turma numa sexta?"),
+        # a word after "just", "come", "wanna" is a verb, not a thing the chat lacks (also an
+        # earlier knitting chat: "I'll miss one class bc of a trip, do I just lose it?")
+        ("archery", "hi can i bring my own recurve and just shoot for a bit? how much is that"),
+        ("knitting", "I'll miss one class bc of a trip, do I just lose it?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
