@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from core.dictionaries import holding
+from core.phrases import CACHED, CACHED_CHARS
 
 LANGUAGES = ("en", "pt", "ru")
 
@@ -138,17 +139,24 @@ def detect_language(text: str, prior: str | None = None) -> str:
     return detect(text, prior)[0]
 
 
-@lru_cache(maxsize=1 << 14)
 def detect(text: str, prior: str | None = None) -> tuple[str, bool]:
     """The language and whether the text itself held a cue (a cue-less message must not
-    become the chat's recent language). Cached: a quote's word bridge reads the language of
-    each chat sentence it weighs, the same sentences question after question."""
+    become the chat's recent language). Cached for short texts (as core.phrases.one_word): a
+    quote's word bridge reads the language of each chat sentence it weighs, the same
+    sentences question after question."""
+    return _detect(text, prior) if len(text) <= CACHED_CHARS else _detected(text, prior)
+
+
+def _detected(text: str, prior: str | None) -> tuple[str, bool]:
     score = _scores(text)
     cue = any(v > 0 for v in score.values())
     if prior in score:
         score[prior] += PRIOR_WEIGHT
     best = max(LANGUAGES, key=lambda lang: (score[lang], lang == prior, lang == "en"))
     return (best if score[best] > 0 else (prior if prior in score else "en")), cue
+
+
+_detect = lru_cache(maxsize=CACHED)(_detected)
 
 
 def recent_language(texts: Sequence[str]) -> str | None:

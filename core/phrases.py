@@ -282,15 +282,26 @@ def _may_hold(text: str) -> list[tuple[re.Pattern[str], str]]:
     return [(phrase, word) for phrase, word, keys in PHRASES if any(k in low for k in keys)]
 
 
-@functools.lru_cache(maxsize=1 << 14)
+# texts up to CACHED_CHARS long are cached, CACHED of them: at most ~10 MB however long the
+# chat's messages (a Telegram message may hold 4,096 characters, two bytes each in Cyrillic)
+CACHED, CACHED_CHARS = 4096, 512
+
+
 def one_word(text: str) -> str:
     """The text with each phrase written as its one word. Cached: a question's quote weighs
     the same chat sentences as the questions before it, and the phrases' keys, tested on each
     (`_may_hold`), had grown to a sixth of the ask path's time beyond its floor (py-spy, 600
     questions at 10k facts + 10k messages)."""
+    return _one_word(text) if len(text) <= CACHED_CHARS else _written_as_one(text)
+
+
+def _written_as_one(text: str) -> str:
     for phrase, word in _may_hold(text):
         text = phrase.sub(word, text)
     return text
+
+
+_one_word = functools.lru_cache(maxsize=CACHED)(_written_as_one)
 
 
 def phrases_in(text: str) -> list[tuple[str, str]]:
