@@ -46,7 +46,7 @@ _SITUATED = re.compile(
     r"(?:in|at|near)"
     r"|\b(?:coming|come|comes|i'?m|im|we'?re|are)\s+from"
     # "we're coming with a coach bus from Lisbon" (the thirtieth round)
-    r"|\bcoming\s+(?:\w+\s+){1,4}from"
+    r"|\b(?:coming|come)\s+(?:\w+\s+){1,4}from"
     r"|\b(?:flying|fly|going|travell?ing|moving|driving|heading)\s+(?:home\s+|back\s+)?to"
     r"|\b(?:moro|mora|moramos|moram|vivo|vive|vivemos|vivem|estou|estamos)\s+"
     r"(?:em|no|na|nos|nas|num|numa)"
@@ -58,7 +58,7 @@ _SITUATED = re.compile(
     # Lisboa": the twenty-ninth round)
     r"|(?<!\w)(?:я|мы)\s+(?:студент\w*|пенсионер\w*|турист\w*)\s+(?:в|из)"
     r"|\b(?:sou|somos)\s+(?:estudantes?|reformad[oa]s?|turistas?)\s+(?:em|no|na)"
-    r"|(?<!\w)(?:лечу|летим|еду|едем|улетаю|уезжаю|возвращаюсь)\s+(?:домой\s+|обратно\s+)?в"
+    r"|(?<!\w)(?:лечу|летим|еду|едем|улетаю|уезжаю|уезжаем|возвращаюсь)\s+(?:\w+\s+){0,2}в"
     # where they come from, study, or keep what they own ("мы будем ехать из Лиссабона",
     # "os pais da minha mulher vêm de Angola", "sou estudante da FEUP", "у меня Golf 2016",
     # "у нас двушка 75 м² в Гайе": the twenty-sixth round)
@@ -295,7 +295,7 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "speaking speak shortest longest lugar "
     # why the client misses a class (the thirty-fifth round: "I'll miss one class bc of a trip",
     # "я пропущу одно занятие, командировка")
-    "trip командировка "
+    "trip командировка viajo viajamos "
     # a personal one (the thirty-seventh round: "can you make me a personal tea mix?")
     "personal pessoal личный "
     # part of, the client's place and its rooms (the forty-first and forty-second rounds:

@@ -165,7 +165,9 @@ full whole entire | inteiro inteira completo completa | полный полна�
 pickup collect | buscar recolher recolha | забрать забирать
 walkin | semmarcação | беззаписи
 firing kiln | cozedura | обжиг
-piece pieces | peça peças | изделие изделия
+piece pieces item items | peça peças artigo artigos | изделие изделия
+christmas xmas | natal | рождество
+suitcase suitcases luggage | mala malas bagagem | чемодан чемоданы багаж
 tent tents | tenda tendas barraca | палатка шатёр шатер
 quote quotes estimate | orçamento orçamentos | смета
 shower showers | duche duches chuveiro chuveiros banho | душ душевая

@@ -56,6 +56,15 @@ from core.unknown import situated
         # earlier knitting chat: "I'll miss one class bc of a trip, do I just lose it?")
         ("archery", "hi can i bring my own recurve and just shoot for a bit? how much is that"),
         ("knitting", "I'll miss one class bc of a trip, do I just lose it?"),
+        # the forty-fifth and forty-sixth rounds (POS and invoicing for shops, kitchen hood
+        # cleaning, workwear, a piri-piri takeaway, a wine shop, chocolates; a circus school, a
+        # chess club, a robotics club, luggage repair, garden machinery, rug cleaning; 56 and
+        # 57 / 90 as first runs): an item is a "peça", Christmas "xmas" / "Natal"; coming by
+        # car from somewhere and travelling name no thing the chat lacks
+        ("workwear", "how much is embroidery per item? ordering in june"),
+        ("circusschool", "how much is the xmas camp for the 4 days?"),
+        ("circusschool", "we'll come by car from cascais, where do we leave the car?"),
+        ("luggagerepair", "vocês vendem malas? a minha já não tem conserto e viajo sexta"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -86,3 +95,5 @@ def test_what_the_client_is_and_where_is_their_situation() -> None:
     assert situated("sou professora numa escola em Lagos, podemos ir?", "Lagos")
     assert situated("somos enfermeiras num hospital em Faro, há desconto?", "Faro")
     assert not situated("sou cliente, vocês têm desconto em Lagos?", "Lagos")
+    # where they go away to (the forty-sixth round)
+    assert situated("уезжаем на лето в Россию, можно оставить у вас ковер?", "Россию")
