@@ -63,6 +63,11 @@ _SITUATED = re.compile(
     # "os pais da minha mulher vêm de Angola", "sou estudante da FEUP", "у меня Golf 2016",
     # "у нас двушка 75 м² в Гайе": the twenty-sixth round)
     r"|\b(?:driving|flying|travell?ing|arriving)\s+(?:in\s+)?from"
+    # where the home they buy, sell or own is (the forty-seventh round: "we're buying a two
+    # storey villa near Lagos", "it's a 3 bed villa in Silves", "a casa é em Mértola")
+    r"|\b(?:buying|bought|selling|sold|renting|rented)\s+(?:\w+\s+){1,5}(?:in|near|at)"
+    r"|\b(?:villa|flat|house|apartment)\s+(?:is\s+)?(?:in|near)"
+    r"|\b(?:a\s+casa|a\s+moradia|o\s+apartamento|o\s+prédio)\s+(?:é|fica)\s+(?:em|no|na|perto\s+de)"
     r"|\b(?:vêm|vem|venho|vimos|vindo|vindos|chegamos|chego)\s+(?:de|do|da)"
     r"|\b(?:sou|somos)\s+\w+\s+(?:de|do|da|na|no)|\b(?:student|studying|study)\s+(?:at|in)"
     r"|\b(?:i|we)\s+(?:have|own|drive|'ve\s+got|have\s+got)\s+(?:an?\s+|the\s+)?"
@@ -254,7 +259,8 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "extra "
     "husband wife son daughter mother mom mum father dad grandma grandpa kid kids child "
     "children baby marido mulher esposa filho filha filhos criança crianças bebé bebê mãe "
-    "mae pai avó avô муж жена сын дочь дочка мама мать папа отец бабушка дедушка ребёнок "
+    "mae pai avó avô miúdo miúda miúdos miúdas муж жена сын дочь дочка мама мать папа отец "
+    "бабушка дедушка ребёнок "
     "ребенок дети малыш бабушкин дедушкин мамин папин "
     # how old the client's thing is ("нужно вскрыть старый бабушкин сейф" said it had nothing
     # about старый, бабушкин)

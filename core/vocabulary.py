@@ -167,6 +167,7 @@ walkin | semmarcação | беззаписи
 firing kiln | cozedura | обжиг
 piece pieces item items | peça peças artigo artigos | изделие изделия
 christmas xmas | natal | рождество
+easter | páscoa | пасха
 suitcase suitcases luggage | mala malas bagagem | чемодан чемоданы багаж
 tent tents | tenda tendas barraca | палатка шатёр шатер
 quote quotes estimate | orçamento orçamentos | смета

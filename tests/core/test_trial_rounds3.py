@@ -65,6 +65,20 @@ from core.unknown import situated
         ("circusschool", "how much is the xmas camp for the 4 days?"),
         ("circusschool", "we'll come by car from cascais, where do we leave the car?"),
         ("luggagerepair", "vocês vendem malas? a minha já não tem conserto e viajo sexta"),
+        # the forty-seventh and forty-eighth rounds (a care home, a funeral agency, meals for
+        # older people, a mortgage broker, condominium management, home inspections; a fado
+        # house, a comedy club, a painting studio, a car inspection centre, motorbike rental,
+        # luggage storage; 42 and 64 / 90 as first runs): Easter "páscoa", a kid "miúdo";
+        # where the home the client buys is
+        (
+            "carehome",
+            "quanto custa o almoço de páscoa para nós? somos 2 adultos e um miúdo de 6 anos",
+        ),
+        (
+            "homeinspection",
+            "we're buying a two storey villa near Lagos, can you check the roof too? the ladder "
+            "won't reach",
+        ),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -97,3 +111,7 @@ def test_what_the_client_is_and_where_is_their_situation() -> None:
     assert not situated("sou cliente, vocês têm desconto em Lagos?", "Lagos")
     # where they go away to (the forty-sixth round)
     assert situated("уезжаем на лето в Россию, можно оставить у вас ковер?", "Россию")
+    # where the home they buy is (the forty-seventh round)
+    assert situated("we are buying a 2 bedroom flat in Portimão, how much is it?", "Portimão")
+    assert situated("a casa é em Mértola, vocês vão lá fazer a vistoria?", "Mértola")
+    assert not situated("do you do home inspections in Porto?", "Porto")
