@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from bench.trials import TRIALS, Asked, Said, read
+from bench.trials import TRIALS, Asked, Said, Wait, read, run_file
 from core.service import Core
 
 
@@ -29,3 +29,17 @@ def staff_before(chat: str, question: str) -> list[str]:
         if isinstance(item, Said):
             out.append(item.text)
     raise AssertionError(f"{question!r} is not asked in {chat}")
+
+
+async def answered_as_the_bench_asks(core: Core, chat: str, question: str) -> bool:
+    """The chat told as bench.trials tells it (its authors, one minute apart, and its
+    waits), up to the question: does the bench find it answered?"""
+    items: list[Said | Wait | Asked] = []
+    for item in read(TRIALS / f"{chat}.txt"):
+        if isinstance(item, Asked) and item.question == question:
+            items.append(item)
+            break
+        if not isinstance(item, Asked):
+            items.append(item)
+    assert isinstance(items[-1], Asked), f"{question!r} is not asked in {chat}"
+    return (await run_file(items, core.embedder, verbose=True))[:2] == (1, 1)

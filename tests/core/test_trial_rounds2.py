@@ -10,7 +10,6 @@ import re
 import pytest
 
 from bench.answers import says_it_does_not_know
-from bench.trials import TRIALS, Asked, Said, Wait, read, run_file
 from core.asked import AGE_RULE, AGE_TOLD
 from core.langid import detect_language
 from core.language import lemma
@@ -19,7 +18,7 @@ from core.questions import expand_contractions
 from core.replies import answers_nothing, confirms
 from core.service import Core
 from core.unknown import situated
-from tests.core.replay import first_line, staff_before
+from tests.core.replay import answered_as_the_bench_asks, first_line, staff_before
 
 
 @pytest.mark.parametrize(
@@ -376,15 +375,7 @@ async def test_a_trial_question_asked_as_the_bench_asks_it(
 ) -> None:
     """The chat told as bench.trials tells it (its authors, one minute apart, and its
     waits), up to the question, which the bench then finds answered."""
-    items: list[Said | Wait | Asked] = []
-    for item in read(TRIALS / f"{chat}.txt"):
-        if isinstance(item, Asked) and item.question == question:
-            items.append(item)
-            break
-        if not isinstance(item, Asked):
-            items.append(item)
-    assert isinstance(items[-1], Asked)
-    assert (await run_file(items, use_core.embedder, verbose=True))[:2] == (1, 1)
+    assert await answered_as_the_bench_asks(use_core, chat, question)
 
 
 async def test_a_day_is_no_thing_the_chat_lacks(use_core: Core) -> None:

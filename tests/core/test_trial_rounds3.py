@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench.trials import TRIALS, Asked, Said, Wait, read, run_file
 from core.restated import UPDATE
 from core.service import Core
 from core.unknown import situated
+from tests.core.replay import answered_as_the_bench_asks
 
 
 @pytest.mark.parametrize(
@@ -84,15 +84,7 @@ from core.unknown import situated
 async def test_a_trial_question_asked_as_the_bench_asks_it(
     use_core: Core, chat: str, question: str
 ) -> None:
-    items: list[Said | Wait | Asked] = []
-    for item in read(TRIALS / f"{chat}.txt"):
-        if isinstance(item, Asked) and item.question == question:
-            items.append(item)
-            break
-        if not isinstance(item, Asked):
-            items.append(item)
-    assert isinstance(items[-1], Asked)
-    assert (await run_file(items, use_core.embedder, verbose=True))[:2] == (1, 1)
+    assert await answered_as_the_bench_asks(use_core, chat, question)
 
 
 def test_a_change_said_in_portuguese_is_an_update() -> None:
