@@ -66,7 +66,7 @@ _SITUATED = re.compile(
     # where the home they buy, sell or own is (the forty-seventh round: "we're buying a two
     # storey villa near Lagos", "it's a 3 bed villa in Silves", "a casa é em Mértola")
     r"|\b(?:buying|bought|selling|sold|renting|rented)\s+(?:\w+\s+){1,5}(?:in|near|at)"
-    r"|\b(?:villa|flat|house|apartment)\s+(?:is\s+)?(?:in|near)"
+    r"|\b(?:villa|flat|house|apartment|airbnb|hotel)\s+(?:is\s+)?(?:in|near)"
     r"|\b(?:a\s+casa|a\s+moradia|o\s+apartamento|o\s+prédio)\s+(?:é|fica)\s+(?:em|no|na|perto\s+de)"
     r"|\b(?:vêm|vem|venho|vimos|vindo|vindos|chegamos|chego)\s+(?:de|do|da)"
     r"|\b(?:sou|somos)\s+\w+\s+(?:de|do|da|na|no)|\b(?:student|studying|study)\s+(?:at|in)"
@@ -307,7 +307,9 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # part of, the client's place and its rooms (the forty-first and forty-second rounds:
     # "aceitam como parte do pagamento?", "how long will the technician be in my place? its a
     # 2 bedroom apartment")
-    "parte place bedroom".split()
+    "parte place bedroom "
+    # near (the fiftieth round: "we have a villa near Sagres" said it had nothing about "near")
+    "near nearby perto".split()
 )
 
 
@@ -353,7 +355,12 @@ def unknown_words(
         absent = not said_somewhere(word, idf) and word not in covered
         if word in asked and absent and not is_time_word(word):
             out.append(written)
-    return out
+    # each word once, as first written ("the whole thing ... for the whole class" said it had
+    # nothing about "whole, whole, class": the forty-ninth round)
+    once: dict[str, str] = {}
+    for w in out:
+        once.setdefault(w.lower(), w)
+    return list(once.values())
 
 
 class _Scored(Protocol):

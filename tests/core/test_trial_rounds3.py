@@ -9,7 +9,7 @@ import pytest
 
 from core.restated import UPDATE
 from core.service import Core
-from core.unknown import situated
+from core.unknown import situated, unknown_words
 from tests.core.replay import answered_as_the_bench_asks
 
 
@@ -79,6 +79,13 @@ from tests.core.replay import answered_as_the_bench_asks
             "we're buying a two storey villa near Lagos, can you check the roof too? the ladder "
             "won't reach",
         ),
+        # the forty-ninth and fiftieth rounds (a bubble tea bar, career coaching, meal prep
+        # boxes, a lash studio, a bridal boutique, a laser clinic; a hardware store in Funchal,
+        # a farm supply store and a judo club in the Azores, karaoke rooms, hot tub rental,
+        # football pitches; 50 and 61 / 90 as first runs): "near" names no thing, nor where
+        # the client's villa or airbnb is
+        ("hottubs", "hi we have a villa near Sagres for a week, is delivery free there?"),
+        ("hottubs", "im 19 and want a hot tub for my bday party at our airbnb in Albufeira"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -107,3 +114,15 @@ def test_what_the_client_is_and_where_is_their_situation() -> None:
     assert situated("we are buying a 2 bedroom flat in Portimão, how much is it?", "Portimão")
     assert situated("a casa é em Mértola, vocês vão lá fazer a vistoria?", "Mértola")
     assert not situated("do you do home inspections in Porto?", "Porto")
+
+
+def test_a_word_the_chat_lacks_is_said_once() -> None:
+    """ "do i have to pay the whole thing in advance if we order for the whole class?" said it
+    had nothing about "whole, whole, class" (the forty-ninth round)."""
+    said = unknown_words(
+        "do i have to pay the whole thing for the Whole class?",
+        frozenset({"whole", "class", "pay"}),
+        lambda _: 0.0,
+        set(),
+    )
+    assert [w.lower() for w in said].count("whole") == 1, said
