@@ -12,7 +12,7 @@ A trial file is a team chat and the clients' questions, in order:
                       knows nothing; `= NONE`: a question no message answers, so the answer
                       must say it does not know (bench.answers' rule)
 
-Lines that start with "#" and empty lines are skipped. Fifty rounds of six files (15 questions
+Lines that start with "#" and empty lines are skipped. Fifty-two rounds of six files (15 questions
 each, 2 of them unanswerable), the first three written on 2026-12-05 late: a bakery, a gym, a
 print shop, a dental clinic, a bike shop and an accounting office; a florist, a hair salon, a pet shop, a
 photo studio, a plumber and a self-storage company; a car wash, a dog walker, an escape room,
@@ -85,14 +85,17 @@ people, a mortgage broker, condominium management and home inspections; a forty-
 inspection centre, motorbike rental and luggage storage; a forty-ninth: a bubble tea bar,
 career coaching, meal prep boxes, a lash studio, a bridal boutique and a laser clinic; a
 fiftieth (written with the forty-ninth): a hardware store in Funchal, a farm supply store and
-a judo club in the Azores, karaoke rooms, hot tub rental and football pitches. Each round was run once as written before any change made for it: that first figure tells
+a judo club in the Azores, karaoke rooms, hot tub rental and football pitches; a fifty-first:
+flooring, water treatment, pellet stoves, calligraphy, a bartending school and soap and candle
+workshops; a fifty-second (written with the fifty-first): a cattery, a farrier, dog
+hydrotherapy, a tasca, a river bar and a tea house. Each round was run once as written before any change made for it: that first figure tells
 how the bot does on chats it has not seen (54 / 90 on 9b78e91, 56 / 90 on 5fa5a57 after the
 first round's fixes, 56 / 90 on 2ba86fa after the second's, 69 / 90 on ba18c2c after the
 third's, 59 / 90 on 474c913 after the fourth's, 64 / 90 on aa2834f after the fifth's, 72 /
 90 on 84b8f13 after the sixth's, 64 / 90 on a3a293a after the seventh's, 76 / 90 on 3fbfb63 after
 the eighth's, 75 / 90 on 0708f54 after the ninth's, 66 / 90 on
 6946742 after the tenth's, 71 / 90 on 542430d after the eleventh's, 69 / 90 on
-0e4a7b1 after the twelfth's, 59 / 90 on 72fa743 after the thirteenth's, 69 / 90 on baa0ec9 after the fourteenth's, 70 / 90 on 2b115e1 after the fifteenth's, 58 / 90 on f67cbf4 after the sixteenth's, 62 / 90 on c2e0239 after the seventeenth's, 67 / 90 on 8201e4c after the eighteenth's, 58 / 90 on b2b1044 after the nineteenth's, 48 / 90 on fc127ac after the twentieth's, 54 / 90 on 6a02934 after the twenty-first's, 54 / 90 on aed701a after the twenty-second's, 60 / 90 on 4c2f696 after the twenty-third's, 59 / 90 on 9bed6dc after the twenty-fourth's, 57 / 90 on 28e3b2c after the twenty-fifth's, 72 / 90 on 4e0bf96 after the twenty-sixth's, 61 / 90 on d2dd6cc after the twenty-seventh's, 69 / 90 on f2f98f9 after the twenty-eighth's, 55 / 90 on d595b5e after the twenty-ninth's, 52 / 90 on 1012cc5 after the thirtieth's, 62 / 90 on f87de54 after the thirty-first's, 62 / 90 on 4d00873 after the thirty-second's, 55 / 90 on 1cd33b5 after the thirty-third's, 67 / 90 on 811e1b3 after the thirty-fourth's, and 61 / 90 on 811e1b3 too: the thirty-fifth and thirty-sixth were written and first run together; 58 / 90 on c6fd29f after the thirty-sixth's, and 46 / 90 on c6fd29f too; 49 / 90 on ea00783 after the thirty-eighth's, and 55 / 90 on ea00783 too; 55 / 90 on 10fa377 after the fortieth's, and 62 / 90 on 10fa377 too; 46 / 90 on 71b29e8 after the forty-second's, and 69 / 90 on 71b29e8 too; 56 / 90 on c166b0f after the forty-fourth's, and 57 / 90 on c166b0f too; 42 / 90 on db16902 after the forty-sixth's, and 64 / 90 on db16902 too; 50 / 90 on 831507f after the forty-eighth's, and 61 / 90 on 831507f too); after it they were read to fix what they showed, so the later figures are tuning
+0e4a7b1 after the twelfth's, 59 / 90 on 72fa743 after the thirteenth's, 69 / 90 on baa0ec9 after the fourteenth's, 70 / 90 on 2b115e1 after the fifteenth's, 58 / 90 on f67cbf4 after the sixteenth's, 62 / 90 on c2e0239 after the seventeenth's, 67 / 90 on 8201e4c after the eighteenth's, 58 / 90 on b2b1044 after the nineteenth's, 48 / 90 on fc127ac after the twentieth's, 54 / 90 on 6a02934 after the twenty-first's, 54 / 90 on aed701a after the twenty-second's, 60 / 90 on 4c2f696 after the twenty-third's, 59 / 90 on 9bed6dc after the twenty-fourth's, 57 / 90 on 28e3b2c after the twenty-fifth's, 72 / 90 on 4e0bf96 after the twenty-sixth's, 61 / 90 on d2dd6cc after the twenty-seventh's, 69 / 90 on f2f98f9 after the twenty-eighth's, 55 / 90 on d595b5e after the twenty-ninth's, 52 / 90 on 1012cc5 after the thirtieth's, 62 / 90 on f87de54 after the thirty-first's, 62 / 90 on 4d00873 after the thirty-second's, 55 / 90 on 1cd33b5 after the thirty-third's, 67 / 90 on 811e1b3 after the thirty-fourth's, and 61 / 90 on 811e1b3 too: the thirty-fifth and thirty-sixth were written and first run together; 58 / 90 on c6fd29f after the thirty-sixth's, and 46 / 90 on c6fd29f too; 49 / 90 on ea00783 after the thirty-eighth's, and 55 / 90 on ea00783 too; 55 / 90 on 10fa377 after the fortieth's, and 62 / 90 on 10fa377 too; 46 / 90 on 71b29e8 after the forty-second's, and 69 / 90 on 71b29e8 too; 56 / 90 on c166b0f after the forty-fourth's, and 57 / 90 on c166b0f too; 42 / 90 on db16902 after the forty-sixth's, and 64 / 90 on db16902 too; 50 / 90 on 831507f after the forty-eighth's, and 61 / 90 on 831507f too; 53 / 90 on c92229c after the fiftieth's, and 48 / 90 on c92229c too); after it they were read to fix what they showed, so the later figures are tuning
 figures.
 """
 

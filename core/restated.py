@@ -26,6 +26,7 @@ from core.vocabulary import equivalents
 UPDATE = re.compile(
     r"(?i)\b(?:updated?|correction|corrected|now|no longer|anymore|atualiza\w*|correção|"
     r"correcao|agora|passou a|passa a|passa para|passa de|mudança|mudanca|já não|ja nao|"
+    r"preço antigo|old price|desde este mês|"
     r"обновлени\w*|исправлени\w*|поправк\w*|"
     r"теперь|уже не|больше не)\b|(?:\bnot|\bnão|\bnao|(?<!\w)а не|(?<!\w)не до)\s+\d"
 )

@@ -101,6 +101,9 @@ _SITUATED = re.compile(
     # the thirty-ninth round)
     r"|\b(?:we'?re|we\s+are|somos)\s+\d+\s+(?:\w+\s+){0,2}|(?<!\w)нас\s+\d+\s+(?:\w+\s+){0,2}"
     r"|\b(?:live|lives|living)\s+(?:\S+\s+){1,4}(?:in|at|near)"
+    # and with words between in Russian (the fifty-second round: "я живу примерно в 30 км от
+    # Голегана")
+    r"|(?<!\w)(?:живу|живём|живем|живут)\s+(?:\S+\s+){1,4}(?:от|в|на)"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
     r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
 )
@@ -301,7 +304,7 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     "speaking speak shortest longest lugar "
     # why the client misses a class (the thirty-fifth round: "I'll miss one class bc of a trip",
     # "я пропущу одно занятие, командировка")
-    "trip командировка viajo viajamos "
+    "trip командировка viajo viajamos flight voo рейс "
     # a personal one (the thirty-seventh round: "can you make me a personal tea mix?")
     "personal pessoal личный "
     # part of, the client's place and its rooms (the forty-first and forty-second rounds:

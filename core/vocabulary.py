@@ -168,6 +168,7 @@ firing kiln | cozedura | обжиг
 piece pieces item items | peça peças artigo artigos | изделие изделия
 christmas xmas | natal | рождество
 easter | páscoa | пасха
+candle candles | vela velas | свеча свечи
 suitcase suitcases luggage | mala malas bagagem | чемодан чемоданы багаж
 tent tents | tenda tendas barraca | палатка шатёр шатер
 quote quotes estimate | orçamento orçamentos | смета

@@ -86,6 +86,18 @@ from tests.core.replay import answered_as_the_bench_asks
         # the client's villa or airbnb is
         ("hottubs", "hi we have a villa near Sagres for a week, is delivery free there?"),
         ("hottubs", "im 19 and want a hot tub for my bday party at our airbnb in Albufeira"),
+        # the fifty-first and fifty-second rounds (flooring, water treatment, pellet stoves,
+        # calligraphy, bartending, soap and candle workshops; a cattery, a farrier, dog
+        # hydrotherapy, a tasca, a river bar, a tea house; 53 and 48 / 90 as first runs): a
+        # candle is a "vela", "desde este mês" and "o preço antigo" say a price was updated;
+        # the client's flight and where they live, with words between, name no thing
+        ("soapcandles", "how much is the candle class if we come in june? 2 people"),
+        (
+            "bartending",
+            "quanto custa por pessoa o workshop de cocktails em grupo? queremos marcar para maio",
+        ),
+        ("cattery", "can i pick up my cat saturday around 5pm after my flight?"),
+        ("farrier", "я живу примерно в 30 км от Голегана, у меня одна лошадь. сколько за выезд?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
