@@ -27,8 +27,20 @@ UPDATE = re.compile(
     r"(?i)\b(?:updated?|correction|corrected|now|no longer|anymore|atualiza\w*|correção|"
     r"correcao|agora|passou a|passa a|passa para|passa de|mudança|mudanca|já não|ja nao|"
     r"preço antigo|old price|desde este mês|"
+    # a value that moved: "a limpeza hidratante passou para 62€", "wash+dry goes up to 9,50€",
+    # "a entrega mínima baixa para 12€"; and "afinal" ("a sala grande afinal é 50€/h")
+    r"passou para|(?:sobe|subiu|baixa|baixou|desce|desceu) para|(?:goes|went|gone) (?:up|down) to|"
+    r"afinal|"
+    # from a day on: "a partir de hoje entregas só com mínimo 15 sacos", "from Monday wash+dry
+    # 8kg ...", "с сегодняшнего дня перила из нерж. 165€" (not "a partir de 50€": a price)
+    r"a partir (?:de hoje|de amanhã|de amanha|desta semana|da próxima semana|da proxima semana|"
+    r"de segunda)|from (?:today|tomorrow|monday|next week|this week)|"
+    r"с (?:сегодняшнего|завтрашнего|понедельника|этой недели|следующей недели)|"
     r"обновлени\w*|исправлени\w*|поправк\w*|"
-    r"теперь|уже не|больше не)\b|(?:\bnot|\bnão|\bnao|(?<!\w)а не|(?<!\w)не до)\s+\d"
+    r"теперь|уже не|больше не)\b"
+    # the value replaced: "now 30€, not 25", "а не 480", "сансет круиз с июня 40€, не 35",
+    # "вторая сессия в 17:00, не в 16:00"
+    r"|(?:\bnot|\bnão|\bnao|(?<!\w)а не|(?<!\w)не(?: до| в| за)?)\s+\d"
 )
 
 
@@ -87,9 +99,11 @@ def said_later(
         # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
         # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
         or (q.holds_asked and best.holds_asked and asked_words > 1 and said.priced <= priced)
-        or _updates(sentence, said, matched, float(near.vectors[sentence] @ quoted) >= near.same)
+        or _updates(q, sentence, said, matched, float(near.vectors[sentence] @ quoted) >= near.same)
     ]
-    updates = {q.message_id for q, _, _, sentence in held_asked if UPDATE.search(sentence)}
+    # marked in itself or in the label the quote shows with it ("поправка:" before "сансет
+    # круиз с июня 40€, не 35": a sentence of its own)
+    updates = {q.message_id for q, _, _, sentence in held_asked if _marked(q, sentence)}
     return _newest(best, said.asked, same_thing, updates)
 
 
@@ -151,7 +165,12 @@ def _values(text: str) -> set[str]:
     return out
 
 
-def _updates(sentence: str, said: Said, matched: frozenset[str], alike: bool) -> bool:
+def _marked(q: Quote, sentence: str) -> bool:
+    """The sentence says it updates something, or the label shown with it does."""
+    return bool(UPDATE.search(sentence) or UPDATE.search(q.sentence))
+
+
+def _updates(q: Quote, sentence: str, said: Said, matched: frozenset[str], alike: bool) -> bool:
     """A sentence that says it is an update and holds two or more of the quote's asked words,
     all but perhaps one ("update: transfer from airport is now 75€" for "the transfer from
     Lisbon airport", 0.4 from "airport transfer from Lisbon airport is 65€" with USE, under a
@@ -161,7 +180,7 @@ def _updates(sentence: str, said: Said, matched: frozenset[str], alike: bool) ->
     consulta inicial passa a 95€" after "consulta inicial (1h) custa 80€", 0.46 apart with
     USE, under a restatement's 0.49): it restates the quote whatever the model makes of the
     two."""
-    if not UPDATE.search(sentence):
+    if not _marked(q, sentence):
         return False
     shared = said.asked & matched
     if len(shared) >= max(2, len(said.asked) - 1):  # "lesson" alone: another lesson's price
@@ -290,9 +309,11 @@ def update_of(
             new = _values(part)
             if not UPDATE.search(shown) or (old and not new - old):
                 continue
-            toks = set(index_tokens(part))
+            # with its label: "поправка по цене воркшопа:" names the thing, "теперь 320€ с
+            # марта" gives the value (the fifty-third round of the client trials)
+            toks = set(index_tokens(shown))
             # by dictionary form and as written ("garantia", read as the verb "garantir")
-            sounds = {sound_term(t) for t in toks} | {sound_term(w) for w in tokens(part)}
+            sounds = {sound_term(t) for t in toks} | {sound_term(w) for w in tokens(shown)}
             # or the quote's own number as the one replaced, in any language: "поправка:
             # срочный выезд теперь 30€, а не 25" shares no word with "urgências no mesmo dia:
             # mais 25€ de taxa" (the fourteenth round of the client trials)
@@ -301,6 +322,8 @@ def update_of(
                 parts.append((w, part, shown))
     if not parts:
         return None
-    sims = embed([p for _, p, _ in parts]) @ vector
-    alike = [(w, shown) for (w, _, shown), cos in zip(parts, sims, strict=True) if cos >= line]
+    # alone or with its label, whichever is nearer ("update:" says nothing of the thing)
+    texts = list(dict.fromkeys(t for _, part, shown in parts for t in (part, shown)))
+    near = dict(zip(texts, embed(texts) @ vector, strict=True))
+    alike = [(w, shown) for w, part, shown in parts if max(near[part], near[shown]) >= line]
     return max(alike, key=lambda x: x[0].ts) if alike else None

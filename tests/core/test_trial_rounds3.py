@@ -98,6 +98,23 @@ from tests.core.replay import answered_as_the_bench_asks
         ),
         ("cattery", "can i pick up my cat saturday around 5pm after my flight?"),
         ("farrier", "я живу примерно в 30 км от Голегана, у меня одна лошадь. сколько за выезд?"),
+        # what 312 chats' wrong answers had most in common (2026-12-06, before the fifty-third
+        # round): a later update not shown under the sentence it updates. A value that moved
+        # ("passou para", "goes up to"), a day it holds from ("a partir de hoje", "с
+        # понедельника"), a replaced value after a bare "не" ("в 17:00, не в 16:00"), and the
+        # label's mark ("поправка:" a sentence before the value) say an update
+        ("beautysalon", "how much is the hydrating facial now?"),
+        ("laundromat", "скок щас стоит постирать и высушить 8 кг?"),
+        (
+            "farmsupply",
+            "quantos sacos tenho de pedir no mínimo para me levarem a casa em São Sebastião?",
+        ),
+        (
+            "hardwarestore",
+            "preciso de um vidro cortado à medida para um quadro, quanto levam pelo corte?",
+        ),
+        ("perfume", "what time is the afternoon session on saturday?"),
+        ("gamingcafe", "a que horas começa o torneio de sexta?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -114,6 +131,16 @@ def test_a_change_said_in_portuguese_is_an_update() -> None:
     ):
         assert UPDATE.search(text), text
     assert not UPDATE.search("o autocarro passa pela praça às 9h")
+    for text in (
+        "a limpeza hidratante com máscara passou para 62€",
+        "from Monday wash+dry 8kg goes up to 9,50€",
+        "a partir de hoje entregas só com mínimo 15 sacos",
+        "с понедельника 2,50€ за рез",
+        "сансет круиз с июня 40€, не 35",
+    ):
+        assert UPDATE.search(text), text
+    # "a partir de" a price is no day
+    assert not UPDATE.search("vales de oferta a partir de 50€, válidos 1 ano")
 
 
 def test_what_the_client_is_and_where_is_their_situation() -> None:
