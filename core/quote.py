@@ -78,7 +78,7 @@ from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, answers_nothing, confirms, with_replies
 from core.restated import UPDATE, Nearness, Said, Written
-from core.sentences import clip, label_of, lead_in_question, sentences
+from core.sentences import banter, clip, label_of, lead_in_question, sentences
 from core.unknown import (
     NAME,
     refuses,
@@ -315,6 +315,8 @@ def pick_quote(
                 continue  # "Bom dia equipa!" answers nothing about the team
             if len(held) < CHITCHAT_TOKENS and not found & held and not sentence.endswith(":"):
                 continue  # "hi", "ok": chit-chat answers only what it shares a word with
+            if banter(sentence) and not UPDATE.search(sentence):
+                continue  # the team joking: no client's answer (a correction is one)
             words = sum(max(idf(t), MIN_IDF) for t in found & (held | asked_held))
             entities = ENTITY_WEIGHT * sum(f" {n} " in f" {key} " for n in names)
             score = words + entities

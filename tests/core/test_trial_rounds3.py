@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core.restated import UPDATE
+from core.sentences import banter
 from core.service import Core
 from core.unknown import situated, unknown_words
 from tests.core.replay import answered_as_the_bench_asks
@@ -115,6 +116,15 @@ from tests.core.replay import answered_as_the_bench_asks
         ),
         ("perfume", "what time is the afternoon session on saturday?"),
         ("gamingcafe", "a que horas começa o torneio de sexta?"),
+        # the team joking among themselves answers no client ("lol I'll market it as moon
+        # night 🌝" for gift vouchers, "someone sent a whatsapp jpeg 😬" over "jpeg из вотсапа
+        # не берём", "quem deixou a janela aberta ... 🥶" for parking); a correction with a
+        # laugh still does
+        ("stargazing", "do you sell gift vouchers? want to offer a night to my parents"),
+        ("tshirtprint", "can I just send you the design as a jpg from my phone?"),
+        ("tshirtprint", "estão abertos ao domingo para ir buscar a encomenda?"),
+        ("camerarepair", "há estacionamento perto da loja? vou de carro de viseu"),
+        ("cheese", "posso receber a encomenda numa quinta?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -165,3 +175,13 @@ def test_a_word_the_chat_lacks_is_said_once() -> None:
         set(),
     )
     assert [w.lower() for w in said].count("whole") == 1, said
+
+
+def test_banter_is_a_laugh_with_no_number_and_no_rule() -> None:
+    assert banter("whose muddy boots are by the door 😂")
+    assert banter('lol I\'ll market it as "moon night" 🌝')
+    assert banter("дети унесли наверно 🙈")
+    assert not banter("SUP we don't rent anymore, too many lost paddles lol")  # a rule
+    assert not banter("Dmitri says his back disagrees 😂 stacking is 25€ per ton")  # a number
+    assert not banter("paypal não, já disseram várias vezes 😅")
+    assert not banter("who finished the coffee and didn't buy more")  # no laugh
