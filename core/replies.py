@@ -152,6 +152,20 @@ _ANSWERS = re.compile(
     # as cinzas no rio": the thirty-second round)
     r"|(?i:\bno\b(?=\s*(?:[,.!;:—-]|$)))"
 )
+# a reported question and its answer after a dash: "туристы спрашивают про собак — маленькие
+# собаки можно, если на руках", "cliente perguntou se passamos fatura com NIF — sim, sempre"
+# (not "— what do we tell them?", "— Marta?", "— пишу им:")
+_DASH = re.compile(r"\s[—–-]\s")
+
+
+def _answered_after(sentence: str) -> bool:
+    parts = _DASH.split(sentence, maxsplit=1)
+    if len(parts) < 2:
+        return False
+    after = parts[1].strip()
+    return len(after.split()) >= 2 and not after.endswith(("?", ":"))
+
+
 # a sentence that only says who asked the question before it ("e Amex? um cliente perguntou")
 _ASKED_ONLY = frozenset(
     key_tokens(
@@ -169,7 +183,11 @@ def answers_nothing(parts: list[str], i: int) -> bool:
     sentence = parts[i]
     if sentence.endswith("?"):
         return True
-    if reports_question(sentence) and not _ANSWERS.search(_ASKERS.sub("", sentence)):
+    if (
+        reports_question(sentence)
+        and not _ANSWERS.search(_ASKERS.sub("", sentence))
+        and not _answered_after(sentence)
+    ):
         return True
     return bool(
         i and lead_in_question(parts[i - 1]) and _ASKED_ONLY.issuperset(index_tokens(sentence))

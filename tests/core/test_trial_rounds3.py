@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.replies import answers_nothing
 from core.restated import UPDATE
 from core.sentences import banter
 from core.service import Core
@@ -125,6 +126,18 @@ from tests.core.replay import answered_as_the_bench_asks
         ("tshirtprint", "estão abertos ao domingo para ir buscar a encomenda?"),
         ("camerarepair", "há estacionamento perto da loja? vou de carro de viseu"),
         ("cheese", "posso receber a encomenda numa quinta?"),
+        # a question the team reports with its answer after a dash ("туристы спрашивают про
+        # собак — маленькие собаки можно, если на руках") answers it
+        ("tuktuk", "can i bring my chihuahua, she's tiny"),
+        (
+            "balloondecor",
+            "a minha sogra é alergica ao latex, conseguem fazer a decoração sem isso?",
+        ),
+        (
+            "homeofficerental",
+            "i need an invoice with my company's portuguese tax number, is that possible?",
+        ),
+        ("painters", "tenho um bebé de 4 meses em casa, o cheiro da tinta faz mal?"),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -185,3 +198,12 @@ def test_banter_is_a_laugh_with_no_number_and_no_rule() -> None:
     assert not banter("Dmitri says his back disagrees 😂 stacking is 25€ per ton")  # a number
     assert not banter("paypal não, já disseram várias vezes 😅")
     assert not banter("who finished the coffee and didn't buy more")  # no laugh
+
+
+def test_a_reported_question_with_its_answer_after_a_dash_answers() -> None:
+    assert not answers_nothing(["туристы спрашивают про собак — маленькие собаки можно"], 0)
+    assert not answers_nothing(["cliente perguntou se passamos fatura com NIF — sim, sempre"], 0)
+    # without an answer after it, it stays a question
+    assert answers_nothing(["client asked about deposit — what do we tell them?"], 0)
+    assert answers_nothing(["someone asked if they can bring a dress — Marta?"], 0)
+    assert answers_nothing(["a mãe de uma cliente perguntou se temos sem glúten"], 0)
