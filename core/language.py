@@ -7,10 +7,12 @@ English and Portuguese), while the name shown to users stays as first written.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from core.dictionaries import holding, latin_dictionaries
@@ -230,6 +232,22 @@ def is_portuguese_verb(token: str) -> bool:
     stem = token[:-2]
     forms = [stem + ending for ending in _PT_CONJUGATED[token[-2]]]
     return sum(1 for f in forms if "pt" in holding(f) and lemma(f) == token) >= 2
+
+
+_NOT_THINGS_FILE = Path(__file__).resolve().parent / "data" / "english_not_things.txt"
+
+
+@functools.cache
+def _english_not_things() -> frozenset[str]:
+    lines = _NOT_THINGS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for w in lines if w and not w.startswith("#"))
+
+
+def english_not_a_thing(token: str) -> bool:
+    """An English word that is never a noun, only a verb or an adverb ("remove", "recycled",
+    "totally"; scripts/english_not_things.py): English has no part-of-speech tagger here, and
+    "can you remove the old tiles?" said it had nothing about "remove"."""
+    return token in _english_not_things()
 
 
 @lru_cache(maxsize=65536)

@@ -10,6 +10,7 @@ from typing import Protocol, TypeVar
 
 from core.identity import cognate_term
 from core.language import (
+    english_not_a_thing,
     is_portuguese_verb,
     is_time_word,
     lemma,
@@ -349,7 +350,7 @@ def unknown_words(
         if is_portuguese_verb(w.lower()) and not (k and words[k - 1].lower() in _PT_ARTICLES):
             continue  # "quanto custa entrar só um dia para experimentar?": verbs ("o jantar":
             # dinner, a thing)
-        if not names_a_thing(w.lower()) or situated(question, w):
+        if not names_a_thing(w.lower()) or english_not_a_thing(w.lower()) or situated(question, w):
             continue
         out.append(w)
     # a phrase read as one word, said back as written ("do you sell gift cards?")

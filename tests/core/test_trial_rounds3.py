@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.language import english_not_a_thing
 from core.replies import answers_nothing
 from core.restated import UPDATE
 from core.sentences import banter
@@ -138,6 +139,14 @@ from tests.core.replay import answered_as_the_bench_asks
             "i need an invoice with my company's portuguese tax number, is that possible?",
         ),
         ("painters", "tenho um bebé de 4 meses em casa, o cheiro da tinta faz mal?"),
+        # an English word that is never a noun names no thing the chat lacks ("hang",
+        # "redone", "treated"; core/data/english_not_things.txt)
+        ("neonsigns", "I live in Alvalade, how much for you to come and hang it?"),
+        ("pallets", "we ship to brazil and need treated pallets, how many days does it take?"),
+        (
+            "poolrepair",
+            "we want the pool redone in microcement, how long till we can fill it again?",
+        ),
     ],
 )
 async def test_a_trial_question_asked_as_the_bench_asks_it(
@@ -207,3 +216,11 @@ def test_a_reported_question_with_its_answer_after_a_dash_answers() -> None:
     assert answers_nothing(["client asked about deposit — what do we tell them?"], 0)
     assert answers_nothing(["someone asked if they can bring a dress — Marta?"], 0)
     assert answers_nothing(["a mãe de uma cliente perguntou se temos sem glúten"], 0)
+
+
+def test_an_english_word_never_a_noun_names_no_thing() -> None:
+    for word in ("remove", "recycled", "totally", "hang", "redone"):
+        assert english_not_a_thing(word), word
+    # a noun, an -ing form (often a noun: parking, catering), an adjective, a name
+    for word in ("house", "parking", "catering", "electric", "chihuahua", "ship"):
+        assert not english_not_a_thing(word), word
