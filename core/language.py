@@ -7,11 +7,10 @@ English and Portuguese), while the name shown to users stays as first written.
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -237,7 +236,7 @@ def is_portuguese_verb(token: str) -> bool:
 _NOT_THINGS_FILE = Path(__file__).resolve().parent / "data" / "english_not_things.txt"
 
 
-@functools.cache
+@cache
 def _english_not_things() -> frozenset[str]:
     lines = _NOT_THINGS_FILE.read_text(encoding="utf-8").splitlines()
     return frozenset(w for w in lines if w and not w.startswith("#"))
@@ -246,7 +245,7 @@ def _english_not_things() -> frozenset[str]:
 def english_not_a_thing(token: str) -> bool:
     """An English word that is never a noun, only a verb or an adverb ("remove", "recycled",
     "totally"; scripts/english_not_things.py): English has no part-of-speech tagger here, and
-    "can you remove the old tiles?" said it had nothing about "remove"."""
+    "how much for you to come and hang it?" said the chat had nothing about "hang"."""
     return token in _english_not_things()
 
 

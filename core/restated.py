@@ -310,7 +310,7 @@ def update_of(
             if not UPDATE.search(shown) or (old and not new - old):
                 continue
             # with its label: "поправка по цене воркшопа:" names the thing, "теперь 320€ с
-            # марта" gives the value (the fifty-third round of the client trials)
+            # марта" gives the value (the trial chats' wrong answers read together, 2026-12-06)
             toks = set(index_tokens(shown))
             # by dictionary form and as written ("garantia", read as the verb "garantir")
             sounds = {sound_term(t) for t in toks} | {sound_term(w) for w in tokens(shown)}
