@@ -1,7 +1,8 @@
 """Client questions of the trial rounds from the forty-first on (tests/fixtures/trials,
 bench/trials.py; the earlier rounds' are in test_trial_rounds.py and test_trial_rounds2.py),
 each asked as bench.trials asks it: the chat told with its authors, one minute apart, and its
-waits, up to the question. Each case failed on the build before its fix."""
+waits, up to the question. Each case failed on the build before its fix, but one guard
+said so where it stands."""
 
 from __future__ import annotations
 
@@ -121,7 +122,8 @@ from tests.core.replay import answered_as_the_bench_asks
         # the team joking among themselves answers no client ("lol I'll market it as moon
         # night 🌝" for gift vouchers, "someone sent a whatsapp jpeg 😬" over "jpeg из вотсапа
         # не берём", "quem deixou a janela aberta ... 🥶" for parking); a correction with a
-        # laugh still does
+        # laugh still does (the cheese shop's case: answered before too, a guard, the one
+        # case here that did not fail before its fix)
         ("stargazing", "do you sell gift vouchers? want to offer a night to my parents"),
         ("tshirtprint", "can I just send you the design as a jpg from my phone?"),
         ("tshirtprint", "estão abertos ao domingo para ir buscar a encomenda?"),
