@@ -136,10 +136,8 @@ def run_cli(
 
 def embedded_texts(label: str, lines: list[str]) -> list[str]:
     """The distinct texts an import of these lines must embed at least (core/pipeline/bulk.py):
-    a fact's names (its message's vector is their sum, core.pipeline.ingest.fact_vector; until
-    2026-12-07 its "subject PREDICATE object" was embedded too: 17,378 texts for 10,000 facts);
-    a message's text (its stored and routing vector). The names the offline extractor finds in
-    messages are left out."""
+    a fact's "subject PREDICATE object" and its names; a message's text (its stored and
+    routing vector). The names the offline extractor finds in messages are left out."""
     from core.language import clean_name
 
     out: dict[str, None] = {}
@@ -153,6 +151,7 @@ def embedded_texts(label: str, lines: list[str]) -> list[str]:
         if label == "facts":
             if "object" not in item:
                 continue
+            out[f"{item['subject']} {item['predicate']} {item['object']}"] = None
             out.update(dict.fromkeys(clean_name(item[k]) for k in ("subject", "object")))
         elif "text" in item:
             out[item["text"]] = None

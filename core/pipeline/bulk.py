@@ -30,7 +30,7 @@ from core.inbound import ChatRecord, RecordKind
 from core.language import clean_name, name_key
 from core.models import ImportItem, IncomingMessage, IngestResult, Rejection, TripleIn
 from core.pipeline.context import Context, RouteVectors
-from core.pipeline.ingest import Checked, Ingest, fact_vector
+from core.pipeline.ingest import Checked, Ingest
 from core.ports import GraphStore, Vector
 from core.rows import Extraction, message_ref, new_id
 
@@ -151,9 +151,8 @@ class BulkIngest(Ingest):
         done = await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
         for line in ready:
             line.settled = line.msg_id in done
-        names = await self._embed_names(ready)
-        await self._embed_messages(ready, names)
-        return names
+        await self._embed_messages(ready)
+        return await self._embed_names(ready)
 
     def _check_all(
         self, items: Sequence[ImportItem]
@@ -264,20 +263,11 @@ class BulkIngest(Ingest):
         await self.pool.discard(chat)
         self.ctx.regroup_due.forget(chat)
 
-    async def _embed_messages(self, lines: list[_Line], names: dict[str, Vector]) -> None:
-        """The vector the one-line path gives each line: a fact's from its names (fact_vector),
-        a message's of its text alone (message_vector), each distinct text embedded once,
-        through the routing cache as the one-line path puts them there."""
-        texts = []
-        for line in lines:
-            if line.triple is not None:
-                line.emb = fact_vector(line.triple, names)
-                if line.emb is not None:
-                    self.ctx.route_vectors.put(line.text, line.emb)
-            if line.emb is None:
-                texts.append(line)
-        vectors = await self._cached(self.ctx.route_vectors, [x.text for x in texts])
-        for line, emb in zip(texts, vectors, strict=True):
+    async def _embed_messages(self, lines: list[_Line]) -> None:
+        """The vector message_vector gives each line (its text alone), each distinct text
+        embedded once, through the routing cache as the one-line path puts them there."""
+        vectors = await self._cached(self.ctx.route_vectors, [x.text for x in lines])
+        for line, emb in zip(lines, vectors, strict=True):
             line.emb = emb
 
     async def _cached(self, cache: RouteVectors, texts: list[str]) -> list[Vector]:

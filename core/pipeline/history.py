@@ -20,7 +20,7 @@ from core.inbound import ChatRecord
 from core.language import clean_name
 from core.models import FactView, IncomingMessage, IngestResult, TripleIn
 from core.pipeline.context import RouteVectors
-from core.pipeline.ingest import Checked, Ingest, fact_names, fact_vector
+from core.pipeline.ingest import Checked, Ingest
 from core.pipeline.maintenance import regroup_now
 from core.pipeline.write import _Unresolvable
 from core.ports import GraphStore
@@ -145,13 +145,7 @@ class History(Ingest):
                 if ids := list(self.names(store).find(worlds, rec.text, levels="el").ids):
                     store.forget_entities(ids)
                 continue
-            triple = TripleIn.model_validate_json(rec.triple) if rec.kind == "fact" else None
-            names = fact_names(triple) if triple is not None else []
-            # as Ingest.fact_vectors and Ingest.message_vector
-            vectors = dict(zip(names, self.embedder.embed(names), strict=True)) if names else {}
-            emb = fact_vector(triple, vectors) if triple is not None else None
-            if emb is None:
-                emb = self.embedder.embed([rec.text])[0]
+            emb = self.embedder.embed([rec.text])[0]  # as Ingest.message_vector
             if adaptive:
                 routing.put(rec.text, emb)
             kind = Extraction.EXPLICIT if rec.kind == "fact" else status
@@ -160,10 +154,9 @@ class History(Ingest):
                 got = self.store_message(store, said, kind)
                 if got.duplicate:
                     continue
-                if triple is not None:
-                    self.write_triples(
-                        store, [triple], source=rec.id, world=got.world, names=vectors, loose=False
-                    )
+                if rec.kind == "fact":
+                    triple = TripleIn.model_validate_json(rec.triple)
+                    self.write_triples(store, [triple], source=rec.id, world=got.world, loose=False)
                 else:
                     self.apply(store, rec.id, rec.text, None, got.world, status)
             if adaptive and self.ctx.regroup_due.pending(store):

@@ -4,11 +4,9 @@ the ontology's surface forms offline), then resolve and write its facts (write.p
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-
-import numpy as np
 
 from core import durable
 from core.config import WorldMode
@@ -37,28 +35,6 @@ class Checked:
     ts: datetime
     emb: Vector
     reply_to: str = ""  # the stored message of the chat it replies to, when one is known
-
-
-def fact_names(triple: TripleIn) -> list[str]:
-    """The names an explicit fact's entities are embedded by (Writer.attach_embeddings), once."""
-    names = (clean_name(triple.subject), clean_name(triple.object))
-    return [n for n in dict.fromkeys(names) if name_key(n)]
-
-
-def fact_vector(triple: TripleIn, names: Mapping[str, Vector]) -> Vector | None:
-    """An explicit fact's message vector, stored and routed by: the normalised sum of its names'
-    vectors, which its entities need anyway, instead of an embedding of "A PREDICATE B" (a
-    text nobody wrote; a quote never reads it, core/quote.py). Measured on bench.bulk's
-    10,000 facts, USE: the sum is 0.795 (median; 5th percentile 0.70) in cosine from the
-    text's own embedding (0.72 with the predicate's vector added), and embedding those texts
-    was 72% of the import's embedding: `ingest` 16.6 -> ~10 s beyond start-up. None when no
-    name has a vector (then the text is embedded)."""
-    vecs = [names[n] for n in fact_names(triple) if n in names]
-    if not vecs:
-        return None
-    total = np.sum(vecs, axis=0)
-    out: Vector = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
-    return out
 
 
 class Ingest(Writer):
@@ -119,17 +95,6 @@ class Ingest(Writer):
         emb: Vector = (await self.embed([text]))[0]
         self.ctx.route_vectors.put(text, emb)  # for the regrouping job (core.regroup)
         return emb
-
-    async def fact_vectors(self, triple: TripleIn, text: str) -> tuple[Vector, dict[str, Vector]]:
-        """An explicit fact's message vector (fact_vector) and its names' vectors, from one
-        embedding call of its names, put in the routing cache as message_vector's are."""
-        names = fact_names(triple)
-        got = dict(zip(names, await self.embed(names), strict=True)) if names else {}
-        emb = fact_vector(triple, got)
-        if emb is None:
-            return await self.message_vector(text), got
-        self.ctx.route_vectors.put(text, emb)
-        return emb, got
 
     async def name_world(self, chat: str, stored: IngestResult, text: str) -> None:
         """A newborn world gets its topic name from the LLM when one is configured (the
@@ -341,8 +306,7 @@ class Ingest(Writer):
             ts=now,
             triple=triple.model_dump_json(),
         )
-        emb, names = await self.fact_vectors(triple, text)
-        checked = Checked(msg_id, author, text, now, emb)
+        checked = Checked(msg_id, author, text, now, await self.message_vector(text))
 
         def run(store: GraphStore) -> IngestResult:
             with store.transaction():  # the message and its fact, or neither
@@ -351,7 +315,7 @@ class Ingest(Writer):
                     return stored
                 # stated with its own name: a lemma twin is another entity (issue 16)
                 return self.write_triples(
-                    store, [triple], source=msg_id, world=stored.world, names=names, loose=False
+                    store, [triple], source=msg_id, world=stored.world, loose=False
                 )
 
         result = await self.pool.run(chat, run)

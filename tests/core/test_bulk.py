@@ -4,24 +4,16 @@ remember_triple): the same outcome per line, the same graph, the same entity res
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pytest
 
-from core.embedding import HashEmbedder
 from core.errors import CoreError
 from core.models import ImportItem, IngestResult, TripleIn
-from core.ports import GraphStore
-from core.service import Core, CoreConfig
-from core.store.inbound_log import SqliteInboundLog
+from core.service import Core
 from core.store.kuzu_store import ChatStore
-from core.store.pool import StorePool
-from ontology import Ontology
 
 
 def fact(s: str, sk: str, p: str, o: str, ok: str, **kw: Any) -> TripleIn:
@@ -253,57 +245,3 @@ async def test_batches_started_together_are_written_in_the_order_they_were_start
     olga = {(f.object, f.status) for f in facts if f.subject == "Olga"}
     assert olga == {("Acme", "superseded"), ("Globex", "active")}
     assert len(done_first) == 301
-
-
-class _Heard(HashEmbedder):
-    """The test embedder, keeping every text it is asked to embed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        self.texts.extend(texts)
-        return super().embed(texts)
-
-
-def _recorded_core(data: Path, embedder: HashEmbedder, ontology: Ontology) -> Core:
-    pool = StorePool(data, dim=embedder.dim, model_name=embedder.model_name)
-    log = SqliteInboundLog(data / "inbound.sqlite3")
-    return Core(pool=pool, embedder=embedder, ontology=ontology, config=CoreConfig(), inbound=log)
-
-
-async def test_an_explicit_fact_is_stored_with_its_names_vector_on_every_path(
-    tmp_path: Path, ontology: Ontology
-) -> None:
-    """remember_triple, an import and a rebuild from the durable record each store an
-    explicit fact's message with the normalised sum of its names' vectors, and none embeds
-    the text "A PREDICATE B" (core/pipeline/ingest.fact_vector: embedding those texts was
-    most of a 10,000-fact import's embedding)."""
-    heard = _Heard()
-    triple = fact("Olga Petrova", "person", "WORKS_AT", "Acme Corp", "company")
-    core = _recorded_core(tmp_path / "data", heard, ontology)
-    await core.remember_triple("one", triple, author="crm", message_id="f1")
-    await core.remember_many("bulk", [ImportItem(author="crm", message_id="f1", triple=triple)])
-    assert not any("WORKS_AT" in t for t in heard.texts)
-    total = HashEmbedder().embed(["Olga Petrova", "Acme Corp"]).sum(0)
-    want = total / np.linalg.norm(total)
-    text = HashEmbedder().embed(["Olga Petrova WORKS_AT Acme Corp"])[0]
-    assert float(want @ text) < 0.95  # the two are told apart below
-
-    def stored(store: GraphStore) -> npt.NDArray[np.float32]:
-        vec = store.message_vectors.vector("f1")
-        assert vec is not None
-        return vec.copy()
-
-    for chat in ("one", "bulk"):
-        assert float(await core.pool.run(chat, stored) @ want) > 0.999, chat
-    answer = await core.ask("bulk", "where does Olga Petrova work?")
-    assert [f.object for f in answer.facts] == ["Acme Corp"]
-    await core.close()
-    core = _recorded_core(tmp_path / "data", heard, ontology)  # the database broken: rebuilt
-    (core.pool.path("one") / "graph.kz").write_bytes(b"junk" * 4000)
-    assert float(await core.pool.run("one", stored) @ want) > 0.999
-    assert [f.sentence() for f in await core.facts("one")] == ["Olga Petrova WORKS_AT Acme Corp"]
-    assert not any("WORKS_AT" in t for t in heard.texts)
-    await core.close()
