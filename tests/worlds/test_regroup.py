@@ -19,7 +19,7 @@ from bot.jobs import run_jobs_once
 from bot.settings import Settings
 from core import durable
 from core.config import CoreConfig
-from core.models import ImportItem, IngestResult
+from core.models import ImportItem, IngestResult, TripleIn
 from core.ports import Embedder
 from core.regroup import MIN_PART, _margin, _moved_margins, _sums, plan
 from core.rows import WorldRow
@@ -140,6 +140,41 @@ async def test_python_language_and_pet_python_live_apart_with_default_settings(
     assert code.worlds == [code_w]
     assert all(f.world == code_w for f in code.facts)
     assert {msg_world[i] for i in code.evidence} == {code_w}
+
+
+async def test_explicit_facts_go_to_the_world_of_their_topic_in_a_homonym_chat(
+    world_core: Core, clock: ManualClock
+) -> None:
+    """A fact given as a triple (/remember, an import's line) is routed as a message is, so
+    "Django USES Python" goes to the programming world and "Monty IS_A ball python" to the
+    pet's (after the job, as the scheduler runs it). Its vector is the embedding of "A
+    PREDICATE B". The normalised sum of its two names' vectors, tried on 2026-12-07 to save
+    most of an import's embedding, failed here: "billing api DEPENDS_ON Postgres" started a
+    world of its own, and after the job the three facts shared a world apart from both
+    topics (the names' sum is nearer no world than the text is)."""
+    chat = "tg:python-facts"
+    code_w = (await _tell(world_core, chat, clock, CODE))[0]
+    clock.advance(hours=5)
+    snake_w = (await _tell(world_core, chat, clock, SNAKE))[0]
+    assert code_w != snake_w
+    triples = [
+        ("Django", "service", "USES", "Python", "concept"),
+        ("billing api", "service", "DEPENDS_ON", "Postgres", "service"),
+        ("Monty", "concept", "IS_A", "ball python", "concept"),
+    ]
+    live = []
+    for s, sk, p, o, ok in triples:
+        clock.advance(hours=1)
+        fact = TripleIn(subject=s, subject_kind=sk, predicate=p, object=o, object_kind=ok)
+        result = await world_core.remember_triple(chat, fact)
+        assert result.stored, (s, p, o)
+        live.append(result.world)
+    assert live[:2] == [code_w, code_w]  # the pet's fact starts a world the job merges
+    await run_jobs_once(world_core, Settings())
+    world_of = {m["text"]: m["world"] for m in (await world_core.export(chat))["messages"]}
+    code, snake = world_of[CODE[0]], world_of[SNAKE[0]]
+    assert [world_of[f"{s} {p} {o}"] for s, _, p, o, _ in triples] == [code, code, snake]
+    assert code != snake
 
 
 def test_offline_names_are_the_words_that_set_a_world_apart() -> None:
