@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from core.asked import AGE_RULE
 from core.quoted import Meaning, Quote
 from core.recall import index_tokens
-from core.restated import Nearness, Said, Written, later_of
+from core.restated import Nearness, Said, Written, later_of, updated_by
 from core.unknown import holding_the_rest, unknown_names, unknown_words
 
 # a candidate sentence, the asked words and the price words it holds, and its sentence as split
@@ -112,5 +112,9 @@ def settle(
         later = later_of(
             best, picked.said, held_asked, near, len(asked), meaning.vectors, restating, idf
         )
+        if later is None:  # a quote that is an update, under what it updates
+            earlier = updated_by(best, picked.said, near, meaning.vectors, restating, idf)
+            if earlier is not None:
+                return replace(earlier, later=best)
         return replace(best, later=later)
     return best

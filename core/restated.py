@@ -165,6 +165,41 @@ def _values(text: str) -> set[str]:
     return out
 
 
+# what a number counts, read from the word or sign beside it: an update replaces a value of
+# its own kind ("sessão normal 40€" -> "passa a 45€"), and a sentence that only gives other
+# kinds is no earlier value of it ("reembolso até 48h" is not what "o preço subiu para 70€"
+# replaced; the trial chats, 2026-12-07)
+_KINDS = (
+    ("money", r"€|eur\w*|\$|usd|r\$|reais|real|₽|руб\w*|р\.|dollars?|libras?|pounds?|£"),
+    ("percent", r"%|por ?cento|percent|процент\w*"),
+    ("clock", r"h(?:\d\d)?\b|:\d\d"),
+    ("minutes", r"min\w*|мин\w*"),
+    ("hours", r"horas?|hours?|hrs?|час\w*"),
+    ("days", r"dias?|days?|дн\w*|дня|день|сут\w*"),
+    ("weeks", r"semanas?|weeks?|недел\w*"),
+    ("months", r"m[eê]s(?:es)?|months?|месяц\w*"),
+    ("years", r"anos?|years?|лет|год\w*"),
+    ("weight", r"kg|кг|g\b|gramas?|grams?|гр?\b"),
+)
+_KIND_AFTER = re.compile(
+    r"(?i)(?<!\w)\d+(?:[.,]\d+)*\s*(?:(" + ")|(".join(p for _, p in _KINDS) + "))"
+)
+# a unit is no thing an update shares with the earlier sentence it updates: "euros" joined
+# "whitening costs 250 euros" to "a partir de janeiro a limpeza passa para 50 euros" in a chat
+# of 17 messages
+_UNIT = re.compile(r"(?i)(?:" + "|".join(p for _, p in _KINDS) + ")")
+_MONEY_BEFORE = re.compile(r"(?i)(?:€|\$|r\$|£|₽)\s*\d")
+_FREE = re.compile(r"(?i)\b(?:grátis|gratis|gratuit[oa]s?|free|бесплатн\w*)\b")
+
+
+def _kinds(text: str) -> set[str]:
+    """The kinds of value a sentence gives (_KINDS), "free" as money."""
+    out = {_KINDS[i][0] for m in _KIND_AFTER.finditer(text) for i, g in enumerate(m.groups()) if g}
+    if _MONEY_BEFORE.search(text) or _FREE.search(text):
+        out.add("money")
+    return out
+
+
 def _marked(q: Quote, sentence: str) -> bool:
     """The sentence says it updates something, or the label shown with it does."""
     return bool(UPDATE.search(sentence) or UPDATE.search(q.sentence))
@@ -267,6 +302,39 @@ def later_of(
     return Quote(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
 
 
+def updated_by(
+    best: Quote,
+    said: Said,
+    near: Nearness,
+    vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]],
+    restating: Callable[[str], Sequence[Written]] | None,
+    idf: Callable[[str], float],
+) -> Quote | None:
+    """For a quote that says it updates something, the earlier sentence it updates
+    (earlier_of), shown above it as a quote is above its update; None when the quote is no
+    update or nothing earlier is found."""
+    sentence = said.sentence
+    # the update as shown: its mark and its value may be in another sentence of it ("...
+    # passa a 10 anos. sem exceções")
+    whole = best.sentence
+    if restating is None or not _marked(best, sentence) or not _values(whole):
+        return None
+    got = earlier_of(
+        whole,
+        vectors([whole], {})[0] if whole != sentence else near.vectors[whole],
+        best.ts,
+        restating(whole),
+        lambda texts: vectors(texts, {}),
+        (near.same + near.cross) / 2,
+        idf,
+        near.same,
+    )
+    if got is None:
+        return None
+    w, shown = got
+    return Quote(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
+
+
 def update_of(
     sentence: str,
     vector: npt.NDArray[np.float32],
@@ -288,26 +356,75 @@ def update_of(
     same-topic mean itself half of one topic's pairs fall short: "correção: a caução subiu
     para 500€" was 0.311 from "caução: 300€ bloqueados no cartão de crédito", the mean
     0.313). Only update-marked messages are embedded: most questions embed nothing more."""
+    return _newest_related(sentence, vector, found, embed, line, idf, when, later=True)
+
+
+def earlier_of(
+    sentence: str,
+    vector: npt.NDArray[np.float32],
+    when: datetime,
+    found: Sequence[Written],
+    embed: Callable[[list[str]], npt.NDArray[np.float32]],
+    line: float,
+    idf: Callable[[str], float],
+    same: float,
+) -> tuple[Written, str] | None:
+    """update_of the other way round: for a quote that says it updates something ("a partir
+    de janeiro a limpeza passa para 50 euros"), the newest earlier sentence it updates
+    ("consulta de avaliação 60 euros, limpeza 45 euros"), found by stricter rules: no
+    question; a value of the kind the quote gives, which the quote does not, and the value
+    the quote says it replaces when it names one ("not 22h"); two of the quote's rare words
+    (units aside), or one beside the value named, or one and as alike as one topic's
+    messages (`same`, the model's same-topic pair cosine: 0.49 here, 0.24 for "латте-арт
+    курс 70€" and "o curso de espresso passa para 95€"); else as update_of. The quote
+    alone told a client the price from January but not the price today (found by hand in
+    the console, 2026-12-07)."""
+    return _newest_related(sentence, vector, found, embed, line, idf, when, later=False, same=same)
+
+
+def _newest_related(
+    sentence: str,
+    vector: npt.NDArray[np.float32],
+    found: Sequence[Written],
+    embed: Callable[[list[str]], npt.NDArray[np.float32]],
+    line: float,
+    idf: Callable[[str], float],
+    when: datetime,
+    *,
+    later: bool,
+    same: float = 1.0,
+) -> tuple[Written, str] | None:
+    """The newest sentence of `found` written after `when` that says it updates `sentence`
+    (later), or written before it that `sentence` updates (not later); see update_of."""
     own = {
         t
         for t in index_tokens(sentence)
-        if not _NUMBER.fullmatch(t) and t not in _NEGATIONS and idf(t) >= RARE_IDF
+        if not _NUMBER.fullmatch(t)
+        and t not in _NEGATIONS
+        and (later or not _UNIT.fullmatch(t))  # a later update may share its unit only:
+        and idf(t) >= RARE_IDF  # "coberto 8€/dia" -> "с 1 марта 9€/день" (the trials)
     }
     # or its everyday equivalent: "a aula avulsa passa a 38€" updates "a single driving lesson
     # is 35€" (lesson / aula)
     own |= {e for e in equivalents(own) if idf(e) > 0}
     # or its sound in the other script: "паста-воркшоп" updates "the pasta workshop"
     heard = {t for w in own if (t := sound_term(w, other=True)) is not None}
-    old = _values(sentence)
-    parts: list[tuple[Written, str, str]] = []  # (message, sentence, shown)
+    quoted = _values(sentence)
+    # (message, sentence, shown, weak: alike from `same` on, not `line`)
+    parts: list[tuple[Written, str, str, bool]] = []
     for w in found:
-        if w.ts <= when or not UPDATE.search(w.text):
+        if (w.ts <= when or not UPDATE.search(w.text)) if later else w.ts >= when:
             continue
         pieces = sentences(w.text)
         for i, part in enumerate(pieces):
+            if not later and part.rstrip().endswith("?"):
+                continue  # a question states no value an update replaces
             shown = f"{pieces[i - 1]} {part}" if i and pieces[i - 1].endswith(":") else part
-            new = _values(part)
-            if not UPDATE.search(shown) or (old and not new - old):
+            # the update gives a value the sentence it updates does not (any, when it gives none)
+            old, new = (quoted, _values(part)) if later else (_values(part), quoted)
+            if later and not UPDATE.search(shown):
+                continue
+            if (later and old and not new - old) or (not later and new and not old - new):
                 continue
             # with its label: "поправка по цене воркшопа:" names the thing, "теперь 320€ с
             # марта" gives the value (the trial chats' wrong answers read together, 2026-12-06)
@@ -317,13 +434,35 @@ def update_of(
             # or the quote's own number as the one replaced, in any language: "поправка:
             # срочный выезд теперь 30€, а не 25" shares no word with "urgências no mesmo dia:
             # mais 25€ de taxa" (the fourteenth round of the client trials)
-            replaced = {m.group(1) for m in _REPLACED.finditer(shown)} & old
-            if own & toks or heard & sounds or replaced:
-                parts.append((w, part, shown))
+            named = {m.group(1) for m in _REPLACED.finditer(shown if later else sentence)}
+            if later:
+                if own & toks or heard & sounds or named & old:
+                    parts.append((w, part, shown, False))
+                continue
+            # the earlier sentence an update updates: a value of the kind the update gives
+            # (the value it names as replaced, when it names one), and two of its rare words,
+            # or one beside the value named. One shared word paired "o curso de espresso
+            # passa para 95€" with "латте-арт курс 70€", the value alone "day pass is now 18€,
+            # not 15€" with "шкафчики 15€ в месяц" (the trial chats, 2026-12-07)
+            if (named and not named & old) or not _kinds(sentence) & _kinds(part):
+                continue
+            shared = max(len(own & toks), len(heard & sounds))
+            if shared >= 2 or (shared and named):
+                parts.append((w, part, shown, False))
+            elif shared:  # one word: only as alike as one topic's messages are
+                parts.append((w, part, shown, True))
     if not parts:
         return None
     # alone or with its label, whichever is nearer ("update:" says nothing of the thing)
-    texts = list(dict.fromkeys(t for _, part, shown in parts for t in (part, shown)))
+    texts = list(dict.fromkeys(t for _, part, shown, _ in parts for t in (part, shown)))
     near = dict(zip(texts, embed(texts) @ vector, strict=True))
-    alike = [(w, shown) for w, part, shown in parts if max(near[part], near[shown]) >= line]
-    return max(alike, key=lambda x: x[0].ts) if alike else None
+    alike = [
+        (w, shown, weak)
+        for w, part, shown, weak in parts
+        if max(near[part], near[shown]) >= (same if weak else line)
+    ]
+    # the newest, of those sharing more than a word first: a newer sentence sharing one word
+    # ("Sessão retrato em estúdio: 1h, 80€") is no earlier value of "fotos tipo passe agora
+    # 14€" when "Fotos tipo passe: 12€" is there
+    best = max(alike, key=lambda x: (not x[2], x[0].ts), default=None)
+    return None if best is None else (best[0], best[1])
