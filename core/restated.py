@@ -91,15 +91,20 @@ def said_later(
     same_thing = [
         (q, matched)
         for q, matched, priced, sentence in held_asked
-        if (
-            float(near.vectors[sentence] @ quoted) >= restates
-            and (bool(said.asked) or near.cosines[sentence] >= as_near)
+        if _same_kind(said.sentence, sentence)
+        and (
+            (
+                float(near.vectors[sentence] @ quoted) >= restates
+                and (bool(said.asked) or near.cosines[sentence] >= as_near)
+            )
+            # or both hold every asked word, two or more, and the price words the quote
+            # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
+            # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
+            or (q.holds_asked and best.holds_asked and asked_words > 1 and said.priced <= priced)
+            or _updates(
+                q, sentence, said, matched, float(near.vectors[sentence] @ quoted) >= near.same
+            )
         )
-        # or both hold every asked word, two or more, and the price words the quote
-        # holds: "индивидуальное занятие стоит 2200" updates one item of a sentence that
-        # priced two, 0.40 from it ("Лимит хранилища на тарифе Team 100 ГБ" is no price)
-        or (q.holds_asked and best.holds_asked and asked_words > 1 and said.priced <= priced)
-        or _updates(q, sentence, said, matched, float(near.vectors[sentence] @ quoted) >= near.same)
     ]
     # marked in itself or in the label the quote shows with it ("поправка:" before "сансет
     # круиз с июня 40€, не 35": a sentence of its own)
@@ -165,20 +170,22 @@ def _values(text: str) -> set[str]:
     return out
 
 
-# what a number counts, read from the word or sign beside it: an update replaces a value of
+# what a number counts (money, percent, clock, duration, period, weight), read from the word or
+# sign beside it: an update replaces a value of
 # its own kind ("sessão normal 40€" -> "passa a 45€"), and a sentence that only gives other
 # kinds is no earlier value of it ("reembolso até 48h" is not what "o preço subiu para 70€"
 # replaced; the trial chats, 2026-12-07)
 _KINDS = (
     ("money", r"€|eur\w*|\$|usd|r\$|reais|real|₽|руб\w*|р\.|dollars?|libras?|pounds?|£"),
     ("percent", r"%|por ?cento|percent|процент\w*"),
-    ("clock", r"h(?:\d\d)?\b|:\d\d"),
-    ("minutes", r"min\w*|мин\w*"),
-    ("hours", r"horas?|hours?|hrs?|час\w*"),
-    ("days", r"dias?|days?|дн\w*|дня|день|сут\w*"),
-    ("weeks", r"semanas?|weeks?|недел\w*"),
-    ("months", r"m[eê]s(?:es)?|months?|месяц\w*"),
-    ("years", r"anos?|years?|лет|год\w*"),
+    ("clock", r"h(?:\d\d)?\b|:\d\d"),  # "9h-19h", also a duration: "48h", "dura 2h"
+    ("duration", r"min\w*|мин\w*|horas?|hours?|hrs?|час\w*"),
+    # days to years: "válido 1 ano" -> "6 месяцев"
+    (
+        "period",
+        r"dias?|days?|дн\w*|дня|день|сут\w*|semanas?|weeks?|недел\w*|"
+        r"m[eê]s(?:es)?|months?|месяц\w*|anos?|years?|лет|год\w*",
+    ),
     ("weight", r"kg|кг|g\b|gramas?|grams?|гр?\b"),
 )
 _KIND_AFTER = re.compile(
@@ -195,9 +202,19 @@ _FREE = re.compile(r"(?i)\b(?:grátis|gratis|gratuit[oa]s?|free|бесплатн
 def _kinds(text: str) -> set[str]:
     """The kinds of value a sentence gives (_KINDS), "free" as money."""
     out = {_KINDS[i][0] for m in _KIND_AFTER.finditer(text) for i, g in enumerate(m.groups()) if g}
+    if "clock" in out:
+        out.add("duration")
     if _MONEY_BEFORE.search(text) or _FREE.search(text):
         out.add("money")
     return out
+
+
+def _same_kind(quote: str, later: str) -> bool:
+    """A later sentence gives a value of the quote's kind, or one of them gives none of the
+    kinds: "correção: corte homem agora 17€ a partir de segunda" is no update of "ter-sáb
+    9h-19h, domingo e segunda fechado" (found by hand, 2026-12-07)."""
+    kinds, said = _kinds(quote), _kinds(later)
+    return not (kinds and said) or bool(kinds & said)
 
 
 def _marked(q: Quote, sentence: str) -> bool:
@@ -287,19 +304,7 @@ def later_of(
     # a label ("caução:") with what it labels: alone it is like no update of it
     sentence = said.sentence
     whole = best.sentence if sentence.endswith(":") else sentence
-    got = update_of(
-        whole,
-        vectors([whole], {})[0] if whole != sentence else near.vectors[whole],
-        best.ts,
-        restating(whole),
-        lambda texts: vectors(texts, {}),
-        (near.same + near.cross) / 2,
-        idf,
-    )
-    if got is None:
-        return None
-    w, shown = got
-    return Quote(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
+    return _related(best, whole, sentence, near, vectors, restating, idf, later=True)
 
 
 def updated_by(
@@ -319,7 +324,23 @@ def updated_by(
     whole = best.sentence
     if restating is None or not _marked(best, sentence) or not _values(whole):
         return None
-    got = earlier_of(
+    return _related(best, whole, sentence, near, vectors, restating, idf, later=False)
+
+
+def _related(
+    best: Quote,
+    whole: str,
+    sentence: str,
+    near: Nearness,
+    vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]],
+    restating: Callable[[str], Sequence[Written]],
+    idf: Callable[[str], float],
+    *,
+    later: bool,
+) -> Quote | None:
+    """The sentence update_of (later) or earlier_of finds for the quote `whole` (`sentence`:
+    the part of it that was scored), as a quote to show with it."""
+    got = (update_of if later else earlier_of)(
         whole,
         vectors([whole], {})[0] if whole != sentence else near.vectors[whole],
         best.ts,
@@ -343,6 +364,7 @@ def update_of(
     embed: Callable[[list[str]], npt.NDArray[np.float32]],
     line: float,
     idf: Callable[[str], float],
+    same: float = 1.0,  # earlier_of's; a later update needs no more than `line`
 ) -> tuple[Written, str] | None:
     """The newest later sentence that says it updates the quote (`sentence`, its `vector`,
     written `when`), found by the quote's own words rather than the question's (`found`: the
@@ -436,6 +458,8 @@ def _newest_related(
             # mais 25€ de taxa" (the fourteenth round of the client trials)
             named = {m.group(1) for m in _REPLACED.finditer(shown if later else sentence)}
             if later:
+                if not _same_kind(sentence, part):
+                    continue
                 if own & toks or heard & sounds or named & old:
                     parts.append((w, part, shown, False))
                 continue
