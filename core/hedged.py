@@ -114,7 +114,7 @@ def settle(
         )
         if later is None:  # a quote that is an update, under what it updates
             earlier = updated_by(best, picked.said, near, meaning.vectors, restating, idf)
-            if earlier is not None:
-                return replace(earlier, later=best)
+            if earlier is not None:  # what the update held of the question, the pair holds
+                return replace(earlier, later=best, holds_asked=best.holds_asked)
         return replace(best, later=later)
     return best

@@ -170,11 +170,10 @@ def _values(text: str) -> set[str]:
     return out
 
 
-# what a number counts (money, percent, clock, duration, period, weight), read from the word or
-# sign beside it: an update replaces a value of
-# its own kind ("sessão normal 40€" -> "passa a 45€"), and a sentence that only gives other
-# kinds is no earlier value of it ("reembolso até 48h" is not what "o preço subiu para 70€"
-# replaced; the trial chats, 2026-12-07)
+# what a number counts (money, percent, clock, duration, period, weight), read from the word
+# or sign beside it: an update replaces a value of its own kind ("sessão normal 40€" -> "passa
+# a 45€"), and a sentence that only gives other kinds is no earlier value of it ("reembolso
+# até 48h" is not what "o preço subiu para 70€" replaced; the trial chats, 2026-12-07)
 _KINDS = (
     ("money", r"€|eur\w*|\$|usd|r\$|reais|real|₽|руб\w*|р\.|dollars?|libras?|pounds?|£"),
     ("percent", r"%|por ?cento|percent|процент\w*"),
@@ -417,7 +416,8 @@ def _newest_related(
     same: float = 1.0,
 ) -> tuple[Written, str] | None:
     """The newest sentence of `found` written after `when` that says it updates `sentence`
-    (later), or written before it that `sentence` updates (not later); see update_of."""
+    (later), or written before it that `sentence` updates (not later; `same`: the likeness a
+    pair sharing one word needs); see update_of and earlier_of."""
     own = {
         t
         for t in index_tokens(sentence)
