@@ -88,10 +88,11 @@ def said_later(
     # por mês" and "a mesa flexível passa a custar 130 euros por mês" are 0.52 alike, but
     # 0.34 and 0.24 from "Сколько стоит дневной абонемент?")
     as_near = near.cosines[said.sentence] - near.floor_at * gap
+    kinds = _kinds(said.sentence)
     same_thing = [
         (q, matched)
         for q, matched, priced, sentence in held_asked
-        if _same_kind(said.sentence, sentence)
+        if _same_kind(kinds, sentence)
         and (
             (
                 float(near.vectors[sentence] @ quoted) >= restates
@@ -208,11 +209,11 @@ def _kinds(text: str) -> set[str]:
     return out
 
 
-def _same_kind(quote: str, later: str) -> bool:
-    """A later sentence gives a value of the quote's kind, or one of them gives none of the
-    kinds: "correção: corte homem agora 17€ a partir de segunda" is no update of "ter-sáb
-    9h-19h, domingo e segunda fechado" (found by hand, 2026-12-07)."""
-    kinds, said = _kinds(quote), _kinds(later)
+def _same_kind(kinds: set[str], later: str) -> bool:
+    """A later sentence gives a value of the quote's kinds (`kinds`, _kinds of the quote), or
+    one of them gives none: "correção: corte homem agora 17€ a partir de segunda" is no update
+    of "ter-sáb 9h-19h, domingo e segunda fechado" (found by hand, 2026-12-07)."""
+    said = _kinds(later)
     return not (kinds and said) or bool(kinds & said)
 
 
@@ -339,16 +340,16 @@ def _related(
 ) -> Quote | None:
     """The sentence update_of (later) or earlier_of finds for the quote `whole` (`sentence`:
     the part of it that was scored), as a quote to show with it."""
-    got = (update_of if later else earlier_of)(
-        whole,
-        vectors([whole], {})[0] if whole != sentence else near.vectors[whole],
-        best.ts,
-        restating(whole),
-        lambda texts: vectors(texts, {}),
-        (near.same + near.cross) / 2,
-        idf,
-        near.same,
-    )
+    vector = vectors([whole], {})[0] if whole != sentence else near.vectors[whole]
+    found, line = restating(whole), (near.same + near.cross) / 2
+
+    def embed(texts: list[str]) -> npt.NDArray[np.float32]:
+        return vectors(texts, {})
+
+    if later:
+        got = update_of(whole, vector, best.ts, found, embed, line, idf)
+    else:
+        got = earlier_of(whole, vector, best.ts, found, embed, line, idf, near.same)
     if got is None:
         return None
     w, shown = got
@@ -363,7 +364,6 @@ def update_of(
     embed: Callable[[list[str]], npt.NDArray[np.float32]],
     line: float,
     idf: Callable[[str], float],
-    same: float = 1.0,  # earlier_of's; a later update needs no more than `line`
 ) -> tuple[Written, str] | None:
     """The newest later sentence that says it updates the quote (`sentence`, its `vector`,
     written `when`), found by the quote's own words rather than the question's (`found`: the
@@ -431,7 +431,7 @@ def _newest_related(
     own |= {e for e in equivalents(own) if idf(e) > 0}
     # or its sound in the other script: "паста-воркшоп" updates "the pasta workshop"
     heard = {t for w in own if (t := sound_term(w, other=True)) is not None}
-    quoted = _values(sentence)
+    quoted, kinds = _values(sentence), _kinds(sentence)
     # (message, sentence, shown, weak: alike from `same` on, not `line`)
     parts: list[tuple[Written, str, str, bool]] = []
     for w in found:
@@ -458,7 +458,7 @@ def _newest_related(
             # mais 25€ de taxa" (the fourteenth round of the client trials)
             named = {m.group(1) for m in _REPLACED.finditer(shown if later else sentence)}
             if later:
-                if not _same_kind(sentence, part):
+                if not _same_kind(kinds, part):
                     continue
                 if own & toks or heard & sounds or named & old:
                     parts.append((w, part, shown, False))
@@ -468,7 +468,7 @@ def _newest_related(
             # or one beside the value named. One shared word paired "o curso de espresso
             # passa para 95€" with "латте-арт курс 70€", the value alone "day pass is now 18€,
             # not 15€" with "шкафчики 15€ в месяц" (the trial chats, 2026-12-07)
-            if (named and not named & old) or not _kinds(sentence) & _kinds(part):
+            if (named and not named & old) or not kinds & _kinds(part):
                 continue
             shared = max(len(own & toks), len(heard & sounds))
             if shared >= 2 or (shared and named):
