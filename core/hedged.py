@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.asked import AGE_RULE
+from core.index.words import ChatWords
 from core.quoted import Meaning, Quote
 from core.recall import index_tokens
 from core.restated import Nearness, Said, Written, later_of, updated_by
@@ -33,14 +34,14 @@ class Picked:
 @dataclass(frozen=True)
 class Read:
     """The question as pick_quote read it: its asked words (names aside), whether it tells a
-    person's age to be ruled on (asked.AGE_TOLD), the chat's idf, the question's words a
+    person's age to be ruled on (asked.AGE_TOLD), the chat's word statistics, the question's words a
     message in another language translates (`covered`), its entities' names, and whether a
     name is one of the chat's speakers."""
 
     question: str
     asked: frozenset[str]
     aged: bool
-    idf: Callable[[str], float]
+    words: ChatWords
     covered: set[str]
     entity_names: Sequence[str]
     speaker: Callable[[str], bool]
@@ -59,7 +60,7 @@ def settle(
     sentence worth showing."""
     best, held_asked = picked.best, picked.held_asked
     best_asked, best_sentence = picked.said.asked, picked.said.sentence
-    question, asked, idf = read.question, read.asked, read.idf
+    question, asked, idf = read.question, read.asked, read.words.idf
     missing = unknown_names(question, idf, read.covered, read.entity_names, read.speaker)
     # the quote as shown writes an age rule for the age told: it answers what is asked, so no
     # word or name the chat lacks is said first (read on the sentence shown, lead-in and all)
@@ -110,10 +111,10 @@ def settle(
         return replace(kept, lacks=tuple(missing)) if kept is not None else None
     if meaning is not None and near is not None:
         later = later_of(
-            best, picked.said, held_asked, near, len(asked), meaning.vectors, restating, idf
+            best, picked.said, held_asked, near, len(asked), meaning.vectors, restating, read.words
         )
         if later is None:  # a quote that is an update, under what it updates
-            earlier = updated_by(best, picked.said, near, meaning.vectors, restating, idf)
+            earlier = updated_by(best, picked.said, near, meaning.vectors, restating, read.words)
             if earlier is not None:  # what the update held of the question, the pair holds
                 return replace(earlier, later=best, holds_asked=best.holds_asked)
         return replace(best, later=later)

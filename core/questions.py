@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from core.asked import HOW_LONG, HOW_MUCH
 from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, written_tokens
 
 _PARTICLE = "ли"
@@ -142,3 +143,34 @@ def points_back(question: str) -> bool:
         return False
     skip = STOPWORDS | QUESTION_WORDS | _POINTS_BACK | _AND_FIRST
     return len([k for k in key_tokens(question) if k not in skip]) <= FOLLOW_UP_WORDS
+
+
+# the words that say what a question asks for rather than what it is about: a wh-word, a price
+# or a duration asked
+_ASKING = (
+    frozenset(
+        key_tokens(
+            "what which who whom whose where when why how whats qual quais quem onde quando "
+            "porque como quanto quanta quantos quantas что какой какая какие каких какое кто где "
+            "когда почему зачем как сколько чем"
+        )
+    )
+    | HOW_MUCH
+    | HOW_LONG
+)
+
+
+def read_with(last: str, question: str) -> str:
+    """A follow-up (points_back) read with its asker's last question: all of it when the
+    follow-up asks nothing of its own ("and for kids?"), else only what it was about, its
+    asking words left out: "quanto custa uma aula?" then "and on which days?" is read "uma
+    aula and on which days?". Read with the whole of it, the price asked first took the quote
+    to the price, not to the days (the console, 2026-12-07)."""
+    if not set(key_tokens(question)) & _ASKING:
+        return f"{last} {question}"
+    about = [
+        w
+        for w in last.split()
+        if w.lower().strip("?!.,¿¡") not in QUESTION_WORDS and not set(key_tokens(w)) & _ASKING
+    ]
+    return " ".join([*about, question])

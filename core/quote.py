@@ -69,6 +69,7 @@ from core.asked import (
     writes_schedule,
 )
 from core.hedged import Picked, Read, settle
+from core.index.words import ChatWords
 from core.language import (
     key_tokens,
     lemma,
@@ -171,7 +172,7 @@ def pick_quote(
     question: str,
     hits: Sequence[Hit],
     *,
-    idf: Callable[[str], float],
+    chat_words: ChatWords,
     entity_names: Sequence[str] = (),
     skip: frozenset[str] = frozenset(),
     outdated: Set[str] = frozenset(),
@@ -196,7 +197,9 @@ def pick_quote(
     added to `unknown` (the answer then says it has nothing about them). With `meaning`, the
     quote carries in `later` the newest later sentence that restates it (core/restated.py).
     `thread`: the chat question a message replies to and the reply it got (core/replies.py);
-    `home`: whether a message is of the one world the question was routed to (None: several)."""
+    `home`: whether a message is of the one world the question was routed to (None: several);
+    `chat_words`: the chat's word statistics (its idf, which words are rare)."""
+    idf = chat_words.idf
     own = frozenset(index_tokens(question)) - QUESTION_FILLER
     terms = (own | equivalents(own)) - QUESTION_FILLER  # a sentence in another language too
     written = question_words(question)
@@ -443,6 +446,10 @@ def pick_quote(
     nearness = None
     if meaning is not None:
         nearness = Nearness(cosines, vectors, meaning.same, meaning.cross, MIN_MEANING_AT)
-    picked = Picked(best, Said(best_asked, best_priced, best_sentence), held_asked)
-    read = Read(question, asked, aged_q, idf, covered, entity_names, speaker)
+    kinds = {"money"} if priced_q else {"duration", "period"} if duration else set()
+    kinds |= {"clock"} if timed_q else set()
+    picked = Picked(
+        best, Said(best_asked, best_priced, best_sentence, frozenset(kinds)), held_asked
+    )
+    read = Read(question, asked, aged_q, chat_words, covered, entity_names, speaker)
     return settle(picked, read, meaning, nearness, unknown, restating)

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.identity import sound_term
-from core.index.words import index_tokens
+from core.index.words import ChatWords, index_tokens
 from core.language import lemma, tokens
 from core.quoted import Quote
 from core.sentences import clip, sentences
@@ -47,11 +47,13 @@ UPDATE = re.compile(
 @dataclass(frozen=True)
 class Said:
     """What the quote holds of the question: its asked words, its price words, its sentence
-    as split (the key of `Nearness`)."""
+    as split (the key of `Nearness`), and the kinds of value the question asks (_KINDS'
+    names: "money" for a price, "duration" and "period" for how long, "clock" for when)."""
 
     asked: frozenset[str]
     priced: frozenset[str]
     sentence: str
+    kinds: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -270,8 +272,6 @@ def _newest(
 # a negation is no word an update shares with what it updates: "без глютена не делаем" and
 # "поправка: кейтеринг заказывать минимум за 7 дней, не за 5" (the seventeenth round)
 _NEGATIONS = frozenset("not no não nao nem не ни нет".split())
-# BM25's idf of a word at most ~15% of the chat's messages hold (1.5 = log(1 + 3.5))
-RARE_IDF = 1.5
 
 
 @dataclass(frozen=True)
@@ -292,19 +292,24 @@ def later_of(
     asked_words: int,
     vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]],
     restating: Callable[[str], Sequence[Written]] | None,
-    idf: Callable[[str], float],
+    words: ChatWords,
 ) -> Quote | None:
     """What the team said later on the quote's thing, shown under it: the newest later
     candidate sentence that restates it (said_later), else the newest later message that says
     it updates it, found by the quote's own words (`restating`, update_of); `vectors`: the
-    sentences' vectors (Meaning.vectors)."""
+    sentences' vectors (Meaning.vectors); `words`: the chat's word statistics."""
     later = said_later(best, said, held_asked, near, asked_words=asked_words)
     if later is not None or restating is None:
         return later
     # a label ("caução:") with what it labels: alone it is like no update of it
     sentence = said.sentence
     whole = best.sentence if sentence.endswith(":") else sentence
-    return _related(best, whole, sentence, near, vectors, restating, idf, later=True)
+    got = _related(best, whole, sentence, near, vectors, restating, words, later=True)
+    # of the value the question asks, when it asks one: "how long is the bootcamp?" quoted
+    # "lasts 12 weeks and costs $1,900", and "the bootcamp now costs $2,100" updates the price
+    if got is not None and said.kinds and not _same_kind(set(said.kinds), got.sentence):
+        return None
+    return got
 
 
 def updated_by(
@@ -313,7 +318,7 @@ def updated_by(
     near: Nearness,
     vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]],
     restating: Callable[[str], Sequence[Written]] | None,
-    idf: Callable[[str], float],
+    words: ChatWords,
 ) -> Quote | None:
     """For a quote that says it updates something, the earlier sentence it updates
     (earlier_of), shown above it as a quote is above its update; None when the quote is no
@@ -324,7 +329,7 @@ def updated_by(
     whole = best.sentence
     if restating is None or not _marked(best, sentence) or not _values(whole):
         return None
-    return _related(best, whole, sentence, near, vectors, restating, idf, later=False)
+    return _related(best, whole, sentence, near, vectors, restating, words, later=False)
 
 
 def _related(
@@ -334,7 +339,7 @@ def _related(
     near: Nearness,
     vectors: Callable[[list[str], Mapping[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]],
     restating: Callable[[str], Sequence[Written]],
-    idf: Callable[[str], float],
+    words: ChatWords,
     *,
     later: bool,
 ) -> Quote | None:
@@ -347,9 +352,9 @@ def _related(
         return vectors(texts, {})
 
     if later:
-        got = update_of(whole, vector, best.ts, found, embed, line, idf)
+        got = update_of(whole, vector, best.ts, found, embed, line, words)
     else:
-        got = earlier_of(whole, vector, best.ts, found, embed, line, idf, near.same)
+        got = earlier_of(whole, vector, best.ts, found, embed, line, words, near.same)
     if got is None:
         return None
     w, shown = got
@@ -363,21 +368,21 @@ def update_of(
     found: Sequence[Written],
     embed: Callable[[list[str]], npt.NDArray[np.float32]],
     line: float,
-    idf: Callable[[str], float],
+    words: ChatWords,
 ) -> tuple[Written, str] | None:
     """The newest later sentence that says it updates the quote (`sentence`, its `vector`,
     written `when`), found by the quote's own words rather than the question's (`found`: the
     word index searched with the quote): "correction: keratin now 95€" was never a candidate
     for "сколько стоит кератиновое выпрямление волос?", which the quote "Keratin treatment is
-    90€" answered by meaning. It shares a word with the quote that few messages hold (idf
-    at least RARE_IDF: "euros" joined "Day pass is 15 euros" to "a mesa flexível passa a
+    90€" answered by meaning. It shares a word with the quote that few messages hold
+    (ChatWords.rare: "euros" joined "Day pass is 15 euros" to "a mesa flexível passa a
     custar 130 euros", 0.52 alike), gives a number the quote does not (when the quote gives
     one), and is as alike as a message that joins a topic is to it (`line`: halfway from the
     model's cross-topic to its same-topic pair cosine, where routing joins a world; at the
     same-topic mean itself half of one topic's pairs fall short: "correção: a caução subiu
     para 500€" was 0.311 from "caução: 300€ bloqueados no cartão de crédito", the mean
     0.313). Only update-marked messages are embedded: most questions embed nothing more."""
-    return _newest_related(sentence, vector, found, embed, line, idf, when, later=True)
+    return _newest_related(sentence, vector, found, embed, line, words, when, later=True)
 
 
 def earlier_of(
@@ -387,7 +392,7 @@ def earlier_of(
     found: Sequence[Written],
     embed: Callable[[list[str]], npt.NDArray[np.float32]],
     line: float,
-    idf: Callable[[str], float],
+    words: ChatWords,
     same: float,
 ) -> tuple[Written, str] | None:
     """update_of the other way round: for a quote that says it updates something ("a partir
@@ -400,7 +405,9 @@ def earlier_of(
     курс 70€" and "o curso de espresso passa para 95€"); else as update_of. The quote
     alone told a client the price from January but not the price today (found by hand in
     the console, 2026-12-07)."""
-    return _newest_related(sentence, vector, found, embed, line, idf, when, later=False, same=same)
+    return _newest_related(
+        sentence, vector, found, embed, line, words, when, later=False, same=same
+    )
 
 
 def _newest_related(
@@ -409,7 +416,7 @@ def _newest_related(
     found: Sequence[Written],
     embed: Callable[[list[str]], npt.NDArray[np.float32]],
     line: float,
-    idf: Callable[[str], float],
+    words: ChatWords,
     when: datetime,
     *,
     later: bool,
@@ -424,11 +431,11 @@ def _newest_related(
         if not _NUMBER.fullmatch(t)
         and t not in _NEGATIONS
         and (later or not _UNIT.fullmatch(t))  # a later update may share its unit only:
-        and idf(t) >= RARE_IDF  # "coberto 8€/dia" -> "с 1 марта 9€/день" (the trials)
+        and words.rare(t)  # "coberto 8€/dia" -> "с 1 марта 9€/день" (the trials)
     }
     # or its everyday equivalent: "a aula avulsa passa a 38€" updates "a single driving lesson
     # is 35€" (lesson / aula)
-    own |= {e for e in equivalents(own) if idf(e) > 0}
+    own |= {e for e in equivalents(own) if words.idf(e) > 0}
     # or its sound in the other script: "паста-воркшоп" updates "the pasta workshop"
     heard = {t for w in own if (t := sound_term(w, other=True)) is not None}
     quoted, kinds = _values(sentence), _kinds(sentence)

@@ -30,6 +30,18 @@ class Vectors(Protocol):
     def best(self, sims: Vector, k: int) -> list[tuple[str, float]]: ...
 
 
+# BM25's idf of a word at most ~15% of the chat's messages hold (1.5 = log(1 + 3.5))
+RARE_IDF = 1.5
+
+
+class ChatWords(Protocol):
+    """What the quote's reading needs of a chat's words (MessageIndex)."""
+
+    def idf(self, tok: str) -> float: ...
+
+    def rare(self, tok: str) -> bool: ...
+
+
 def _utc(ts: datetime) -> datetime:
     return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
 
@@ -249,6 +261,16 @@ class MessageIndex:
         got, n = self._postings.get(tok), len(self.ids)
         df = len(got[0]) if got else 0
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df else 0.0
+
+    def rare(self, tok: str) -> bool:
+        """Few of the chat's messages hold the token: at most ~15% (idf >= RARE_IDF), or two
+        at most, a sentence and the one that updates it. In a chat of ten messages or fewer
+        no word two of them share reaches that idf, so an update was never paired there: a
+        garage's chat of six messages showed "revisão completa ... custa 120€" without
+        "correção: a revisão completa passou para 135€" (the console, 2026-12-07)."""
+        got = self._postings.get(tok)
+        df = len(got[0]) if got else 0
+        return 0 < df <= 2 or self.idf(tok) >= RARE_IDF
 
     def bm25(self, query: str, limit: int, *, k1: float = 1.2, b: float = 0.75) -> list[int]:
         """Rows by BM25 of the query's lemmatised tokens, best first."""

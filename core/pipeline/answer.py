@@ -18,7 +18,7 @@ from core.pipeline.context import Context
 from core.pipeline.render import EXTRACTIVE_FACTS
 from core.pipeline.retrieve import Retriever
 from core.ports import GraphStore, Vector
-from core.questions import expand_contractions, points_back
+from core.questions import expand_contractions, points_back, read_with
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ class Answerer(Retriever):
         recent = last is not None and now - last[1] <= timedelta(seconds=FOLLOW_UP_S)
         if last is not None and recent and points_back(question):
             # a chain of them ("how much is it?", "and for kids?") keeps the first one's words
-            question = f"{last[0][-MAX_READ_WITH:]} {question}"
+            question = read_with(last[0][-MAX_READ_WITH:], question)
         self._last_read[key] = (question, now)
         while len(self._last_read) > ASKERS:
             self._last_read.popitem(last=False)

@@ -363,7 +363,7 @@ class Retriever(Stage):
         return pick_quote(
             question,
             hits,
-            idf=store.recall.idf,
+            chat_words=store.recall,
             entity_names=entity_names,
             skip=self._predicate_names,
             outdated=outdated,

@@ -268,6 +268,29 @@ async def test_a_follow_up_question_is_read_with_the_askers_previous_one(use_cor
     assert "15 euros" in answer, answer
 
 
+async def test_a_follow_up_asking_its_own_thing_keeps_only_what_the_last_was_about(
+    use_core: Core,
+) -> None:
+    """ "quanto custa uma aula?", then "and on which days?": read with the whole of the last
+    question, the price it asked took the quote to the price. The follow-up asks for the days;
+    the last question gives only what it was about (the class)."""
+    await _tell(
+        use_core,
+        [
+            "a aula de yoga custa 12€, pacote de 10 aulas 100€",
+            "yoga classes are monday, wednesday and friday at 18:30",
+        ],
+    )
+    first = await use_core.ask("c", "quanto custa uma aula?", author="guest1")
+    assert "12€" in first.answer, first.answer
+    answer = (await use_core.ask("c", "and on which days?", author="guest1")).answer
+    assert "wednesday" in answer.splitlines()[0], answer
+    # a follow-up that asks nothing of its own still takes the whole of it
+    await use_core.ask("c", "quanto custa uma aula?", author="guest2")
+    answer = (await use_core.ask("c", "e o pacote?", author="guest2")).answer
+    assert "100€" in answer.splitlines()[0], answer
+
+
 async def test_a_follow_up_is_not_read_with_another_persons_question(use_core: Core) -> None:
     """Someone else's question, or one asked long before, is no context."""
     await _tell(use_core, PARKING)

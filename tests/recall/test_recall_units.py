@@ -197,10 +197,20 @@ def test_nearest_is_by_meaning_alone_with_chit_chat_demoted() -> None:
     assert got == ["m1", "m0"]  # "ok" is nearer but chit-chat: it loses 0.15
 
 
+class _Flat:
+    """Every word as common as every other (ChatWords)."""
+
+    def idf(self, tok: str) -> float:
+        return 1.0
+
+    def rare(self, tok: str) -> bool:
+        return False
+
+
 def test_a_quote_looks_at_the_nearest_messages_beyond_the_fused_ones() -> None:
     hits = [Hit(f"f{i}", 0.03, ("words",), NOW, "a", f"lunch at noon number {i}") for i in range(8)]
     near = [Hit("n0", 0.0, ("meaning",), NOW, "b", "the luggage storage costs 4 euros a bag")]
-    args = {"idf": lambda _: 1.0}
+    args = {"chat_words": _Flat()}
     assert pick_quote("how much is luggage storage?", hits, **args) is None
     got = pick_quote("how much is luggage storage?", hits, nearest=near, **args)
     assert got is not None and got.message_id == "n0"
