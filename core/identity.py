@@ -64,6 +64,21 @@ def _spelled(word: str) -> str:
     return re.sub(r"(.)\1+", r"\1", latin)
 
 
+def first_name_like(a: str, b: str) -> bool:
+    """Two spellings of one first name in two scripts, in any of Russian's cases: spelled in
+    Latin letters ("Ольги" = "olgi", "Инеш" = "inesh"), one begins as the other does but for
+    its last letter or so, at least MIN_SPELLED_LETTERS of it, and is at most 3 letters longer
+    ("Olga", "Inês"; not "Мартиника" for "Marta"). In one script only the same name is one
+    (João is not Joana)."""
+    if script(a) == script(b):
+        return _fold(a) == _fold(b)
+    x, y = sorted((_spelled(_fold(a)), _spelled(_fold(b))), key=len)
+    if len(x) < MIN_SPELLED_LETTERS or len(y) - len(x) > 3:
+        return False
+    shared = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), len(x))
+    return shared >= max(MIN_SPELLED_LETTERS, len(x) - 1)
+
+
 def script(text: str) -> str:
     """'cyrl', 'latn' or '' (digits, mixed with neither)."""
     if _CYRILLIC.search(text):

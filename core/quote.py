@@ -78,7 +78,7 @@ from core.language import (
 from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, answers_nothing, confirms, with_replies
-from core.restated import UPDATE, Nearness, Said, Written
+from core.restated import UPDATE, Nearness, Said, Written, value_kinds
 from core.sentences import banter, clip, label_of, lead_in_question, sentences
 from core.unknown import (
     NAME,
@@ -446,8 +446,11 @@ def pick_quote(
     nearness = None
     if meaning is not None:
         nearness = Nearness(cosines, vectors, meaning.same, meaning.cross, MIN_MEANING_AT)
-    kinds = {"money"} if priced_q else {"duration", "period"} if duration else set()
-    kinds |= {"clock"} if timed_q else set()
+    # the kinds of value the question asks, a price (or a share of one: "+40%") or a
+    # duration, and those it writes itself, its conditions ("we play on tuesday at 17:30,
+    # which price is that?"); not a when, which a date answers ("o prazo passa para dia 10")
+    kinds = {"money", "percent"} if priced_q else {"duration", "period"} if duration else set()
+    kinds |= value_kinds(question) if kinds else set()
     picked = Picked(
         best, Said(best_asked, best_priced, best_sentence, frozenset(kinds)), held_asked
     )

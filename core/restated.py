@@ -48,7 +48,8 @@ UPDATE = re.compile(
 class Said:
     """What the quote holds of the question: its asked words, its price words, its sentence
     as split (the key of `Nearness`), and the kinds of value the question asks (_KINDS'
-    names: "money" for a price, "duration" and "period" for how long, "clock" for when)."""
+    names: "money" and "percent" for a price, "duration" and "period" for how long, with the
+    kinds of the values the question writes; none: any)."""
 
     asked: frozenset[str]
     priced: frozenset[str]
@@ -90,7 +91,7 @@ def said_later(
     # por mês" and "a mesa flexível passa a custar 130 euros por mês" are 0.52 alike, but
     # 0.34 and 0.24 from "Сколько стоит дневной абонемент?")
     as_near = near.cosines[said.sentence] - near.floor_at * gap
-    kinds = _kinds(said.sentence)
+    kinds = value_kinds(said.sentence)
     same_thing = [
         (q, matched)
         for q, matched, priced, sentence in held_asked
@@ -201,7 +202,7 @@ _MONEY_BEFORE = re.compile(r"(?i)(?:€|\$|r\$|£|₽)\s*\d")
 _FREE = re.compile(r"(?i)\b(?:grátis|gratis|gratuit[oa]s?|free|бесплатн\w*)\b")
 
 
-def _kinds(text: str) -> set[str]:
+def value_kinds(text: str) -> set[str]:
     """The kinds of value a sentence gives (_KINDS), "free" as money."""
     out = {_KINDS[i][0] for m in _KIND_AFTER.finditer(text) for i, g in enumerate(m.groups()) if g}
     if "clock" in out:
@@ -212,10 +213,10 @@ def _kinds(text: str) -> set[str]:
 
 
 def _same_kind(kinds: set[str], later: str) -> bool:
-    """A later sentence gives a value of the quote's kinds (`kinds`, _kinds of the quote), or
+    """A later sentence gives a value of the quote's kinds (`kinds`, value_kinds of the quote), or
     one of them gives none: "correção: corte homem agora 17€ a partir de segunda" is no update
     of "ter-sáb 9h-19h, domingo e segunda fechado" (found by hand, 2026-12-07)."""
-    said = _kinds(later)
+    said = value_kinds(later)
     return not (kinds and said) or bool(kinds & said)
 
 
@@ -438,7 +439,7 @@ def _newest_related(
     own |= {e for e in equivalents(own) if words.idf(e) > 0}
     # or its sound in the other script: "паста-воркшоп" updates "the pasta workshop"
     heard = {t for w in own if (t := sound_term(w, other=True)) is not None}
-    quoted, kinds = _values(sentence), _kinds(sentence)
+    quoted, kinds = _values(sentence), value_kinds(sentence)
     # (message, sentence, shown, weak: alike from `same` on, not `line`)
     parts: list[tuple[Written, str, str, bool]] = []
     for w in found:
@@ -475,7 +476,7 @@ def _newest_related(
             # or one beside the value named. One shared word paired "o curso de espresso
             # passa para 95€" with "латте-арт курс 70€", the value alone "day pass is now 18€,
             # not 15€" with "шкафчики 15€ в месяц" (the trial chats, 2026-12-07)
-            if (named and not named & old) or not kinds & _kinds(part):
+            if (named and not named & old) or not kinds & value_kinds(part):
                 continue
             shared = max(len(own & toks), len(heard & sounds))
             if shared >= 2 or (shared and named):

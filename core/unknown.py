@@ -106,7 +106,19 @@ _SITUATED = re.compile(
     # Голегана")
     r"|(?<!\w)(?:живу|живём|живем|живут)\s+(?:\S+\s+){1,4}(?:от|в|на)"
     r"|(?<!\w)у\s+(?:\w+\s+)?(?:мамы|папы|сестры|брата|бабушки|дедушки|друга|подруги|сына|"
-    r"дочки|дочери|родителей|мужа|жены)\s+в)\s*$"
+    r"дочки|дочери|родителей|мужа|жены)\s+в"
+    # where what they order is sent: the place is the client's, the delivery rule answers
+    # ("can u send a bottle to my friend in Funchal?", "o envio de 2 garrafas para Braga",
+    # "Можно отправить посылку в Германию?": the sixty-first round)
+    r"|\b(?:send|sending|ship|shipping|deliver|delivering|delivery|post|mail)\b"
+    r"(?:\s+\S+){0,6}?\s+(?:to|in)"
+    r"|\b(?:envia\w*|envie\w*|enviar|envio|entreg\w*|manda\w*|despach\w*)"
+    r"(?:\s+\S+){0,6}?\s+(?:para|pra|p/|em|na|no|nas|nos|ao|à)"
+    r"|(?<!\w)(?:отправ\w*|достав\w*|пошл\w*|выслат\w*|вышл\w*|пересла\w*|пересыл\w*)"
+    r"(?:\s+\S+){0,6}?\s+(?:в|во|на|до)"
+    # and where they come from ("Я из Техаса", "somos 12 amigos de Lisboa")
+    r"|(?<!\w)(?:я|мы)\s+из"
+    r"|\b(?:amig[oa]s|pessoas|colegas|friends|people|colleagues)\s+(?:de|da|do|from))\s*$"
 )
 
 

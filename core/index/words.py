@@ -12,8 +12,16 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from core.identity import cognate_term, script, sound_term
-from core.language import QUESTION_WORDS, STOPWORDS, key_tokens, lemma, name_key, tokens
+from core.identity import cognate_term, first_name_like, script, sound_term
+from core.language import (
+    QUESTION_WORDS,
+    STOPWORDS,
+    key_tokens,
+    lemma,
+    name_key,
+    tokens,
+    written_tokens,
+)
 
 Vector = npt.NDArray[np.float32]
 
@@ -323,9 +331,17 @@ class MessageIndex:
         return scores if hit else None
 
     def speakers(self, question: str) -> list[str]:
-        """Author keys named in the question (any name token of 3+ letters)."""
+        """Author keys named in the question (any name token of 3+ letters), or written
+        capitalised in the other script ("Сколько стоит массаж у Ольги?" names Olga: it was
+        said back as a name the chat never mentions; the fifty-eighth round)."""
         toks = set(key_tokens(question))
-        return [a for a, names in self._author_tokens.items() if names and names & toks]
+        written = [w for w in written_tokens(question) if w[:1].isupper()]
+        return [
+            a
+            for a, names in self._author_tokens.items()
+            if names
+            and (names & toks or any(first_name_like(w, n) for w in written for n in names))
+        ]
 
     def vector_rows(self, vectors: Vectors) -> npt.NDArray[np.int64]:
         """Row of each message in the vector matrix (-1 without a vector), kept incrementally."""
