@@ -24,6 +24,8 @@ after the regrouping job:
                   definition: low when a topic is split or mixed)
     cluster       share of messages whose world's majority topic is their own (mixing only)
     worlds/topic  distinct worlds a topic's messages ended in (fragmentation)
+    names         (after the job) share of messages in a world whose offline name the model
+                  puts nearest the label of the world's majority topic (named_for_topic)
 
 Embeddings are computed once per model and cached, so the figures measure routing only.
 Under each part, its ceiling (bench.worlds.separability): the scores of routing each message
@@ -166,7 +168,32 @@ async def run_stream(
         finally:
             await core.close()
     world_of = {m["id"]: m["world"] for m in data["messages"]}
-    return score(rows, world_of)
+    got = score(rows, world_of)
+    if merge_job:  # the job names the worlds (offline: core/world_names.py)
+        names = {w["id"]: w["topic"] for w in data["worlds"]}
+        got["named"] = named_for_topic(embedder, rows, world_of, names)
+    return got
+
+
+def named_for_topic(
+    embedder: Embedder, rows: list[dict[str, Any]], world_of: dict[str, str], names: dict[str, str]
+) -> float:
+    """Share of messages in a world whose name is nearer (by the model) the label of the
+    world's majority topic ("pet snake") than any other topic's label: whether a person reading
+    /worlds can tell what each world holds (issue 15, target 7). A rough judge: the model's
+    nearest label for a three-word name."""
+    by_world: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in rows:
+        by_world[world_of[r["id"]]][r["topic"]] += 1
+    labels = sorted({r["topic"] for r in rows})
+    label_vecs = embedder.embed([label.replace("_", " ") for label in labels])
+    worlds = sorted(by_world)
+    name_vecs = embedder.embed([names.get(w, "") or "general" for w in worlds])
+    good = 0
+    for w, vec in zip(worlds, name_vecs, strict=True):
+        major, _ = by_world[w].most_common(1)[0]
+        good += sum(by_world[w].values()) * (labels[int(np.argmax(label_vecs @ vec))] == major)
+    return good / len(rows)
 
 
 def separability(
@@ -234,9 +261,10 @@ def target_met(m: dict[str, float]) -> bool:
 
 def print_row(label: str, m: dict[str, float]) -> None:
     ok = "  <- target" if target_met(m) else ""
+    named = f"  names {m['named']:.3f}" if "named" in m else ""
     print(
         f"{label:58} {m['purity']:7.3f} {m['cluster']:7.3f} "
-        f"{m['worlds_per_topic']:8.3f} {m['worlds']:6.0f}{ok}"
+        f"{m['worlds_per_topic']:8.3f} {m['worlds']:6.0f}{ok}{named}"
     )
 
 

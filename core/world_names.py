@@ -21,6 +21,7 @@ above (wedding/bride 0.83, kitten/cat 0.79), which a three-word name can spare.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
@@ -29,7 +30,14 @@ import numpy as np
 import numpy.typing as npt
 
 from core.identity import fold, sound_key
-from core.language import STOPWORDS, lemma, names_a_thing, tokens
+from core.language import (
+    STOPWORDS,
+    english_not_a_thing,
+    is_time_word,
+    lemma,
+    names_a_thing,
+    tokens,
+)
 from core.ports import GraphStore
 
 # chat words that say nothing about a topic (en/pt/ru), on top of the question stop words;
@@ -44,17 +52,21 @@ FILLER = frozenset(
     ours have has had having been being because until while against between through during
     before after above below under then once both each few such nor than too actually
     already lots stuff getting going gonna anyway guess almost enough around since pls next
-    last along make take go say see know come give put let try keep
+    last along make take go say see know come give put let try keep min max pls asap btw
+    fyi myself yourself ourselves
     gostar querer precisar ficar poder dever saber achar dizer falar ver dar deixar passar
     chegar levar colocar
     vou tá ta pra pro mais muito hoje ontem amanhã alguem alguém já não sim ele ela eles
     elas eu você vocês nós meu minha seu sua dele dela nosso nossa isso isto esse essa este
     esta aquele aquela ter ser estar fazer ir tive fiz fui foi era semana mês ano dia vez
     coisa gente cara bem bom boa aqui ali depois antes ainda sempre nunca também mesmo
-    preciso acho agora
+    preciso acho agora até ate então entao porque pois afinal tipo outra outro outras outros
+    correção correcao atualização atualizacao update updated correction
+    остальные остальное остальных другой другая другие другое поправка обновление
     уже ещё еще очень сегодня завтра вчера надо нужно кто-нибудь всё все так там тут
     месяц неделя год день раз время вещь штука человек хорошо просто вообще сейчас""".split()
 )
+_DRAWN_OUT = re.compile(r"(.)\1\1")
 # a longer "word" is a key, a hash or a pasted blob ("xxxx..." of 5,000 letters was a name)
 MAX_WORD = 30
 SAME_CONCEPT = 0.78  # word-vector cosine at which two words are one concept (see above)
@@ -74,7 +86,9 @@ class OfflineNaming:
     vectors: WordVectors | None = None
 
 
-def _words(text: str) -> list[str]:
+def _words(text: str, person: Callable[[str], bool] = lambda _: False) -> list[str]:
+    """The words of a text that may name its topic; `person`: whether a word is the name of
+    someone who writes in the chat."""
     return [
         w
         for w in tokens(text)
@@ -84,6 +98,14 @@ def _words(text: str) -> list[str]:
         and w not in FILLER
         and lemma(w) not in FILLER
         and names_a_thing(w)
+        # a weekday or a month, an English verb or adverb ("asked", "absolutely"), a
+        # Portuguese adverb ("normalmente"), a colleague's name ("beatriz", "инес"): a team
+        # chat's worlds were named "até encomendas beatriz", "domingo turno инес"
+        and not is_time_word(w)
+        and not (w.endswith(("ed", "ly")) and english_not_a_thing(w))  # not "deploy"
+        and not (w.endswith("mente") and len(w) > 7)
+        and not person(w)
+        and not _DRAWN_OUT.search(w)  # "yessss", "sooo"
     ]
 
 
@@ -118,11 +140,13 @@ def distinctive_names(
     limit: int = 3,
     skip: Mapping[str, Set[str]] | None = None,
     vectors: WordVectors | None = None,
+    person: Callable[[str], bool] = lambda _: False,
 ) -> dict[str, str]:
     """World id -> name, from each world's message texts; `skip`: world -> lemmas its name
     leaves out (the verbs of its facts' predicates: a world of "X depends on Y" statements
     was named "antifraud depends payments", while "run" names a marathon world well);
-    `vectors`: word vectors, so that one concept takes one slot (_one_per_concept)."""
+    `vectors`: word vectors, so that one concept takes one slot (_one_per_concept); `person`:
+    whether a word names someone who writes in the chat (left out)."""
     used: dict[str, Counter[str]] = {}  # world -> lemma -> messages using it
     forms: dict[str, Counter[str]] = {}  # lemma -> surface forms seen
     for wid, texts in texts_by_world.items():
@@ -130,7 +154,7 @@ def distinctive_names(
         left_out = (skip or {}).get(wid, frozenset())
         for text in texts:
             seen = set()
-            for word in _words(text):
+            for word in _words(text, person):
                 key = lemma(word)
                 if key in left_out:
                     continue
@@ -194,7 +218,10 @@ def rename_offline(
         for world, predicates in store.world_predicates().items():
             skip[world] = {v for p in predicates for v in verbs.get(p, ())}
     changed: dict[str, str] = {}
-    for wid, name in distinctive_names(texts, skip=skip, vectors=naming.vectors).items():
+    named = distinctive_names(
+        texts, skip=skip, vectors=naming.vectors, person=store.recall.names_an_author
+    )
+    for wid, name in named.items():
         if name and store.worlds[wid].topic != name:
             store.rename_world(wid, name)
             changed[wid] = name

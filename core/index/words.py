@@ -343,6 +343,15 @@ class MessageIndex:
             and (names & toks or any(first_name_like(w, n) for w in written for n in names))
         ]
 
+    def names_an_author(self, word: str) -> bool:
+        """Whether a word is the first name of someone who writes in the chat, in either
+        script ("инес" of Inês)."""
+        return any(
+            word == n or first_name_like(word, n)
+            for names in self._author_tokens.values()
+            for n in names
+        )
+
     def vector_rows(self, vectors: Vectors) -> npt.NDArray[np.int64]:
         """Row of each message in the vector matrix (-1 without a vector), kept incrementally."""
         key, seen, mapping = self._vec_map

@@ -228,6 +228,26 @@ def test_offline_names_leave_out_filler_pronouns_and_verb_forms() -> None:
     assert {"gato", "кот", "cat"} & words, names
 
 
+def test_offline_names_leave_out_colleagues_weekdays_and_words_of_no_topic() -> None:
+    """A bakery's team chat was named "até encomendas beatriz", a coffee roaster's "domingo
+    turno ...", a lifeguard school's "começa março até": a colleague, a weekday, a month, a
+    preposition, an English verb ("asked") and an adverb ("normalmente") name no topic."""
+    orders = [
+        "Beatriz: as encomendas de bolos até sexta, normalmente 2 dias",
+        "encomendas grandes pedem sinal, Beatriz confirma até domingo",
+        "the client asked about encomendas for março, yessss",
+        "bolo de aniversário: encomendas com 48h",
+    ]
+    names = distinctive_names(
+        {"orders": orders, "van": ["a carrinha está na oficina", "van tyres again"]},
+        person=lambda w: w == "beatriz",
+    )
+    words = set(names["orders"].split())
+    assert not {"beatriz", "até", "sexta", "domingo", "março", "asked", "normalmente"} & words
+    assert not any("yes" in w for w in words), names
+    assert "encomendas" in words, names
+
+
 def test_offline_names_give_one_concept_one_slot(use_embedder: Embedder) -> None:
     """One concept in three languages took all three slots of a name ("машину carro car"):
     a transliteration sounds the same (python / питон / píton), a translation is close in
