@@ -250,6 +250,12 @@ def english_not_a_thing(token: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
+def russian_pos(token: str) -> str | None:
+    """pymorphy3's part of speech of a Russian word's likeliest reading ("ADJF", "NOUN"...)."""
+    return _morph().parse(token)[0].tag.POS  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=65536)
 def names_a_thing(token: str) -> bool:
     """Whether a lower-case word can stand in a topic's name: not a verb form, pronoun,
     adverb or particle, as far as the lemmatisers tell (pymorphy3's part of speech for

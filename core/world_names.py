@@ -36,6 +36,7 @@ from core.language import (
     is_time_word,
     lemma,
     names_a_thing,
+    russian_pos,
     tokens,
 )
 from core.ports import GraphStore
@@ -67,6 +68,7 @@ FILLER = frozenset(
     месяц неделя год день раз время вещь штука человек хорошо просто вообще сейчас""".split()
 )
 _DRAWN_OUT = re.compile(r"(.)\1\1")
+_CYRILLIC = re.compile(r"[а-яё]")
 # a longer "word" is a key, a hash or a pasted blob ("xxxx..." of 5,000 letters was a name)
 MAX_WORD = 30
 SAME_CONCEPT = 0.78  # word-vector cosine at which two words are one concept (see above)
@@ -106,7 +108,14 @@ def _words(text: str, person: Callable[[str], bool] = lambda _: False) -> list[s
         and not (w.endswith("mente") and len(w) > 7)
         and not person(w)
         and not _DRAWN_OUT.search(w)  # "yessss", "sooo"
+        and not _russian_adjective(w)
     ]
+
+
+def _russian_adjective(word: str) -> bool:
+    """A Russian adjective or ordinal ("португальскому", "тринадцатая", "последняя"): in a
+    name it reads as half a phrase; the noun it goes with names the topic."""
+    return bool(_CYRILLIC.search(word)) and russian_pos(word) in ("ADJF", "ADJS")
 
 
 def _one_per_concept(words: list[str], vectors: WordVectors | None, limit: int) -> list[str]:

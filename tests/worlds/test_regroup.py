@@ -246,6 +246,10 @@ def test_offline_names_leave_out_colleagues_weekdays_and_words_of_no_topic() -> 
     assert not {"beatriz", "até", "sexta", "domingo", "março", "asked", "normalmente"} & words
     assert not any("yes" in w for w in words), names
     assert "encomendas" in words, names
+    # a Russian adjective or ordinal reads as half a phrase ("португальскому тринадцатая")
+    tins = ["тринадцатая банка в подарок", "банки сардин по-португальски", "тринадцатая банка"]
+    names = distinctive_names({"tins": tins, "van": ["a carrinha está na oficina"]})
+    assert "тринадцатая" not in names["tins"] and "банка" in names["tins"], names
 
 
 def test_offline_names_give_one_concept_one_slot(use_embedder: Embedder) -> None:
