@@ -109,7 +109,7 @@ _SITUATED = re.compile(
     r"дочки|дочери|родителей|мужа|жены)\s+в"
     # where what they order is sent: the place is the client's, the delivery rule answers
     # ("can u send a bottle to my friend in Funchal?", "o envio de 2 garrafas para Braga",
-    # "Можно отправить посылку в Германию?": the sixty-first round)
+    # "Можно отправить посылку в Германию?": the fifty-seventh round)
     r"|\b(?:send|sending|ship|shipping|deliver|delivering|delivery|post|mail)\b"
     r"(?:\s+\S+){0,6}?\s+(?:to|in)"
     r"|\b(?:envia\w*|envie\w*|enviar|envio|entreg\w*|manda\w*|despach\w*)"

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from core.identity import fold, sound_key
+from core.identity import fold, script, sound_key
 from core.language import (
     STOPWORDS,
     english_not_a_thing,
@@ -53,7 +53,7 @@ FILLER = frozenset(
     ours have has had having been being because until while against between through during
     before after above below under then once both each few such nor than too actually
     already lots stuff getting going gonna anyway guess almost enough around since pls next
-    last along make take go say see know come give put let try keep min max pls asap btw
+    last along make take go say see know come give put let try keep min max asap btw
     fyi myself yourself ourselves
     gostar querer precisar ficar poder dever saber achar dizer falar ver dar deixar passar
     chegar levar colocar
@@ -68,7 +68,6 @@ FILLER = frozenset(
     месяц неделя год день раз время вещь штука человек хорошо просто вообще сейчас""".split()
 )
 _DRAWN_OUT = re.compile(r"(.)\1\1")
-_CYRILLIC = re.compile(r"[а-яё]")
 # a longer "word" is a key, a hash or a pasted blob ("xxxx..." of 5,000 letters was a name)
 MAX_WORD = 30
 SAME_CONCEPT = 0.78  # word-vector cosine at which two words are one concept (see above)
@@ -115,7 +114,7 @@ def _words(text: str, person: Callable[[str], bool] = lambda _: False) -> list[s
 def _russian_adjective(word: str) -> bool:
     """A Russian adjective or ordinal ("португальскому", "тринадцатая", "последняя"): in a
     name it reads as half a phrase; the noun it goes with names the topic."""
-    return bool(_CYRILLIC.search(word)) and russian_pos(word) in ("ADJF", "ADJS")
+    return script(word) == "cyrl" and russian_pos(word) in ("ADJF", "ADJS")
 
 
 def _one_per_concept(words: list[str], vectors: WordVectors | None, limit: int) -> list[str]:

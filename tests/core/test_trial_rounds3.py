@@ -360,7 +360,7 @@ async def test_where_an_order_is_sent_is_the_clients_and_the_delivery_rule_answe
 ) -> None:
     """ "can you deliver a bouquet to Braga?" answered "I have nothing about Braga" before the
     rule that answers it. Where an order goes is the client's place, as where they live is
-    (unknown.situated): the delivery rule is the answer (the sixty-first round's tinned-fish
+    (unknown.situated): the delivery rule is the answer (the fifty-seventh round's tinned-fish
     shop; three chats of earlier rounds gained their answer by it)."""
     assert await answered_as_the_bench_asks(use_core, chat, question)
 
