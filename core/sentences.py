@@ -78,3 +78,36 @@ def banter(sentence: str) -> bool:
         and not any(c.isdigit() for c in sentence)
         and not _RULE.search(sentence)
     )
+
+
+# a message that only greets or thanks (en/pt/ru), words of address and emoji aside: answered
+# in kind, not with "Noted (no facts recognised)" (found in the console, 2026-12-07)
+_GREETING = frozenset(
+    """hi hello hey hiya morning afternoon evening good olá ola oi bom boa dia tarde noite
+    bons dias tardes noites привет здравствуйте здравствуй добрый доброе доброго утро утра день
+    вечер вечера""".split()
+)
+_THANKS = frozenset(
+    "thanks thank thx ty cheers obrigado obrigada obg brigado valeu спасибо благодарю".split()
+)
+_THANKS_MORE = frozenset("you so much very lot muito muitíssimo большое огромное".split())
+_GREETING_WORD = frozenset("good bom boa bons добрый доброе доброго".split())
+_ADDRESS = frozenset(
+    "all everyone guys folks team there pessoal gente malta todos всем всё".split()
+)
+
+
+def courtesy(text: str) -> str | None:
+    """ "thanks" or "greeting" when the message does nothing else ("obrigado!", "bom dia
+    pessoal", "спасибо большое"), else None. Thanks first: "hi, thanks!" thanks."""
+    words = [w for w in tokens(text) if w.isalpha()]
+    if not words or len(words) > 6:
+        return None
+    said = set(words) - _ADDRESS
+    if not said or not said <= _THANKS | _THANKS_MORE | _GREETING:
+        return None
+    if said & _THANKS:
+        return "thanks"
+    if said & (_GREETING - _GREETING_WORD) and not said & _THANKS_MORE:
+        return "greeting"
+    return None

@@ -50,6 +50,8 @@ from core.ports import (
     MessageHandled,
     Remembers,
 )
+from core.sentences import courtesy
+from core.texts import t
 from core.worlds import kind_clash, params_for, world_maturity, world_of_its_own
 from ontology import Ontology
 
@@ -200,12 +202,13 @@ class Core(Remembers):
             reply = Reply(kind="answer", text=answer.answer, answer=answer, language=lang)
         else:
             result = await self.remember_message(chat, message)
-            reply = Reply(
-                kind=_ingest_kind(result),
-                text=render_ingest_text(result, lang),
-                ingest=result,
-                language=lang,
-            )
+            said = render_ingest_text(result, lang)
+            # a message that only greets or thanks is answered in kind, not "Noted (no facts
+            # recognised)"; it is stored as any message is
+            polite = courtesy(text)
+            if polite is not None and not (result.stored or result.pending or result.rejected):
+                said = t(polite, lang)
+            reply = Reply(kind=_ingest_kind(result), text=said, ingest=result, language=lang)
         # hand-off (issue 8, core/handoff/): buying interest notifies managers and marks the
         # reply, so the front-end says a person will follow up. Never fails the reply.
         if self.handoff is not None:

@@ -97,6 +97,12 @@ _TEXTS: dict[str, dict[str, str]] = {
         "pt": "Já armazenado.",
         "ru": "Уже сохранено.",
     },
+    "thanks": {"en": "You're welcome!", "pt": "De nada!", "ru": "Пожалуйста!"},
+    "greeting": {
+        "en": "Hello! Ask me anything about what the team has shared here.",
+        "pt": "Olá! Pergunte-me o que quiser sobre o que a equipe compartilhou aqui.",
+        "ru": "Здравствуйте! Спросите меня о том, чем поделилась команда.",
+    },
     "empty": {
         "en": "Please send some text.",
         "pt": "Envie algum texto, por favor.",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.answers import says_it_does_not_know, tell_knowledge_base
+from core.models import IncomingMessage
 from core.ports import Embedder
 from core.service import Core
 from core.store.pool import StorePool
@@ -576,3 +577,27 @@ async def test_a_generic_word_is_not_said_back_as_unknown(use_core: Core) -> Non
         "есть ли пробный период?",
     )
     assert answer.startswith("«Free trial lasts 14 days"), answer
+
+
+@pytest.mark.parametrize(
+    ("text", "reply"),
+    [
+        ("obrigado!", "De nada!"),
+        ("спасибо большое 🙏", "Пожалуйста!"),
+        ("thanks guys", "You're welcome!"),
+        ("bom dia pessoal", "Olá!"),
+        ("hello there", "Hello!"),
+    ],
+)
+async def test_a_greeting_or_thanks_is_answered_in_kind(
+    use_core: Core, text: str, reply: str
+) -> None:
+    """A client's "obrigado!" was answered "Anotado (nenhum fato reconhecido)" (found in the
+    console, 2026-12-07). A message that says something more is still noted."""
+    await _tell(use_core, ["a aula de yoga custa 12€"])
+    got = await use_core.handle_message("c", IncomingMessage(author="guest", text=text))
+    assert got.text.startswith(reply), got.text
+    noted = await use_core.handle_message(
+        "c", IncomingMessage(author="guest", text="obrigado, amanhã levo a prancha")
+    )
+    assert not noted.text.startswith("De nada"), noted.text
