@@ -212,7 +212,7 @@ def value_kinds(text: str) -> set[str]:
     return out
 
 
-def _same_kind(kinds: set[str], later: str) -> bool:
+def _same_kind(kinds: Set[str], later: str) -> bool:
     """A later sentence gives a value of the quote's kinds (`kinds`, value_kinds of the quote), or
     one of them gives none: "correção: corte homem agora 17€ a partir de segunda" is no update
     of "ter-sáb 9h-19h, domingo e segunda fechado" (found by hand, 2026-12-07)."""
@@ -297,7 +297,7 @@ def later_of(
 ) -> Quote | None:
     """What the team said later on the quote's thing, shown under it: the newest later
     candidate sentence that restates it (said_later), else the newest later message that says
-    it updates it, found by the quote's own words (`restating`, update_of); `vectors`: the
+    it updates it, found by the quote's own words (`restating`, _newest_related); `vectors`: the
     sentences' vectors (Meaning.vectors); `words`: the chat's word statistics."""
     later = said_later(best, said, held_asked, near, asked_words=asked_words)
     if later is not None or restating is None:
@@ -308,7 +308,7 @@ def later_of(
     got = _related(best, whole, sentence, near, vectors, restating, words, later=True)
     # of the value the question asks, when it asks one: "how long is the bootcamp?" quoted
     # "lasts 12 weeks and costs $1,900", and "the bootcamp now costs $2,100" updates the price
-    if got is not None and said.kinds and not _same_kind(set(said.kinds), got.sentence):
+    if got is not None and said.kinds and not _same_kind(said.kinds, got.sentence):
         return None
     return got
 
@@ -322,7 +322,7 @@ def updated_by(
     words: ChatWords,
 ) -> Quote | None:
     """For a quote that says it updates something, the earlier sentence it updates
-    (earlier_of), shown above it as a quote is above its update; None when the quote is no
+    (_newest_related), shown above it as a quote is above its update; None when the quote is no
     update or nothing earlier is found."""
     sentence = said.sentence
     # the update as shown: its mark and its value may be in another sentence of it ("...
@@ -344,71 +344,21 @@ def _related(
     *,
     later: bool,
 ) -> Quote | None:
-    """The sentence update_of (later) or earlier_of finds for the quote `whole` (`sentence`:
-    the part of it that was scored), as a quote to show with it."""
+    """The sentence _newest_related finds for the quote `whole` (`sentence`: the part of it
+    that was scored), later or earlier, as a quote to show with it."""
     vector = vectors([whole], {})[0] if whole != sentence else near.vectors[whole]
     found, line = restating(whole), (near.same + near.cross) / 2
 
     def embed(texts: list[str]) -> npt.NDArray[np.float32]:
         return vectors(texts, {})
 
-    if later:
-        got = update_of(whole, vector, best.ts, found, embed, line, words)
-    else:
-        got = earlier_of(whole, vector, best.ts, found, embed, line, words, near.same)
+    got = _newest_related(
+        whole, vector, found, embed, line, words, best.ts, later=later, same=near.same
+    )
     if got is None:
         return None
     w, shown = got
     return Quote(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
-
-
-def update_of(
-    sentence: str,
-    vector: npt.NDArray[np.float32],
-    when: datetime,
-    found: Sequence[Written],
-    embed: Callable[[list[str]], npt.NDArray[np.float32]],
-    line: float,
-    words: ChatWords,
-) -> tuple[Written, str] | None:
-    """The newest later sentence that says it updates the quote (`sentence`, its `vector`,
-    written `when`), found by the quote's own words rather than the question's (`found`: the
-    word index searched with the quote): "correction: keratin now 95€" was never a candidate
-    for "сколько стоит кератиновое выпрямление волос?", which the quote "Keratin treatment is
-    90€" answered by meaning. It shares a word with the quote that few messages hold
-    (ChatWords.rare: "euros" joined "Day pass is 15 euros" to "a mesa flexível passa a
-    custar 130 euros", 0.52 alike), gives a number the quote does not (when the quote gives
-    one), and is as alike as a message that joins a topic is to it (`line`: halfway from the
-    model's cross-topic to its same-topic pair cosine, where routing joins a world; at the
-    same-topic mean itself half of one topic's pairs fall short: "correção: a caução subiu
-    para 500€" was 0.311 from "caução: 300€ bloqueados no cartão de crédito", the mean
-    0.313). Only update-marked messages are embedded: most questions embed nothing more."""
-    return _newest_related(sentence, vector, found, embed, line, words, when, later=True)
-
-
-def earlier_of(
-    sentence: str,
-    vector: npt.NDArray[np.float32],
-    when: datetime,
-    found: Sequence[Written],
-    embed: Callable[[list[str]], npt.NDArray[np.float32]],
-    line: float,
-    words: ChatWords,
-    same: float,
-) -> tuple[Written, str] | None:
-    """update_of the other way round: for a quote that says it updates something ("a partir
-    de janeiro a limpeza passa para 50 euros"), the newest earlier sentence it updates
-    ("consulta de avaliação 60 euros, limpeza 45 euros"), found by stricter rules: no
-    question; a value of the kind the quote gives, which the quote does not, and the value
-    the quote says it replaces when it names one ("not 22h"); two of the quote's rare words
-    (units aside), or one beside the value named, or one and as alike as one topic's
-    messages (`same`, the model's same-topic pair cosine: 0.49 here, 0.24 for "латте-арт
-    курс 70€" and "o curso de espresso passa para 95€"); else as update_of. The quote
-    alone told a client the price from January but not the price today (found by hand in
-    the console, 2026-12-07)."""
-    return _newest_related(
-        sentence, vector, found, embed, line, words, when, later=False, same=same
-    )
 
 
 def _newest_related(
@@ -421,11 +371,35 @@ def _newest_related(
     when: datetime,
     *,
     later: bool,
-    same: float = 1.0,
+    same: float,
 ) -> tuple[Written, str] | None:
     """The newest sentence of `found` written after `when` that says it updates `sentence`
     (later), or written before it that `sentence` updates (not later; `same`: the likeness a
-    pair sharing one word needs); see update_of and earlier_of."""
+    pair sharing one word needs).
+
+    Later: the newest later sentence that says it updates the quote (`sentence`, its `vector`,
+    written `when`), found by the quote's own words rather than the question's (`found`: the
+    word index searched with the quote): "correction: keratin now 95€" was never a candidate
+    for "сколько стоит кератиновое выпрямление волос?", which the quote "Keratin treatment is
+    90€" answered by meaning. It shares a word with the quote that few messages hold
+    (ChatWords.rare: "euros" joined "Day pass is 15 euros" to "a mesa flexível passa a
+    custar 130 euros", 0.52 alike), gives a number the quote does not (when the quote gives
+    one), and is as alike as a message that joins a topic is to it (`line`: halfway from the
+    model's cross-topic to its same-topic pair cosine, where routing joins a world; at the
+    same-topic mean itself half of one topic's pairs fall short: "correção: a caução subiu
+    para 500€" was 0.311 from "caução: 300€ bloqueados no cartão de crédito", the mean
+    0.313). Only update-marked messages are embedded: most questions embed nothing more.
+
+    Earlier: the later rule the other way round: for a quote that says it updates something
+    ("a partir de janeiro a limpeza passa para 50 euros"), the newest earlier sentence it updates
+    ("consulta de avaliação 60 euros, limpeza 45 euros"), found by stricter rules: no
+    question; a value of the kind the quote gives, which the quote does not, and the value
+    the quote says it replaces when it names one ("not 22h"); two of the quote's rare words
+    (units aside), or one beside the value named, or one and as alike as one topic's
+    messages (`same`, the model's same-topic pair cosine: 0.49 here, 0.24 for "латте-арт
+    курс 70€" and "o curso de espresso passa para 95€"); else as the later rule. The quote
+    alone told a client the price from January but not the price today (found by hand in
+    the console, 2026-12-07)."""
     own = {
         t
         for t in index_tokens(sentence)

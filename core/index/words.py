@@ -347,9 +347,7 @@ class MessageIndex:
         """Whether a word is the first name of someone who writes in the chat, in either
         script ("инес" of Inês)."""
         return any(
-            word == n or first_name_like(word, n)
-            for names in self._author_tokens.values()
-            for n in names
+            first_name_like(word, n) for names in self._author_tokens.values() for n in names
         )
 
     def vector_rows(self, vectors: Vectors) -> npt.NDArray[np.int64]:

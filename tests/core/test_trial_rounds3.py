@@ -258,7 +258,7 @@ async def test_a_quoted_update_is_shown_under_what_it_updates(
 ) -> None:
     """The update was the quote, alone: a client read the price from January and not the
     price today. The earlier sentence it updates comes first, the update under it, as a
-    later update is shown under a quote (core/restated.earlier_of). Not the whitening price,
+    later update is shown under a quote (core/restated._newest_related). Not the whitening price,
     which shares only "euros" with the update (found by hand in the console, 2026-12-07)."""
     first, answer = await first_line(use_core, CLINIC, question)
     assert "limpeza 45 euros" in first, answer
@@ -272,7 +272,7 @@ async def test_an_update_comes_under_the_sentence_of_its_thing_not_a_newer_one(
     """ "Correção: fotos tipo passe agora 14€" was quoted alone. Two earlier sentences give
     a price and share a word with it: "Fotos tipo passe: 12€ por 6 fotos" (three words) and,
     newer, "Sessão retrato em estúdio: 1h, 80€, inclui 10 fotos editadas" (one): the first
-    is what it updates (core/restated.earlier_of prefers more than a word to the newest)."""
+    is what it updates (core/restated._newest_related prefers more than a word to the newest)."""
     question = "How much are passport photos?"
     first, answer = await first_line(use_core, staff_before("photostudio", question), question)
     assert "Fotos tipo passe: 12€" in first, answer
@@ -308,7 +308,7 @@ async def test_a_price_update_is_no_later_word_on_opening_hours(use_core: Core) 
 
 
 def test_an_update_replaces_a_value_of_its_own_kind() -> None:
-    """What earlier_of asks of the sentence an update updates: a value of the same kind. The
+    """What _newest_related asks of the sentence an update updates: a value of the same kind. The
     trial chats paired "o preço da aula subiu para 70€" with "reembolso até 48h antes da
     aula", and "a idade mínima passa a 10 anos" with the tickets printer out of ink."""
     assert value_kinds("a sessão normal de fisioterapia custa 40€, 50 minutos") == {
