@@ -50,7 +50,9 @@ STOPWORDS = frozenset(
 )
 
 
-# months, weekdays and the words that make a date ("next", "сегодня"): when, not what
+# months, weekdays and the words that make a date ("next", "сегодня"): when, not what; with
+# "воскресение", the lemma pymorphy gives "воскресеньям" ("по воскресеньям открываемся в
+# 10:00" named a bike rental's world "воскресеньям bicicleta devolvido", found in the console)
 TIME_WORDS = frozenset(
     """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday weekday weekdays weekend weekends
@@ -60,7 +62,7 @@ TIME_WORDS = frozenset(
     terças quartas quintas sextas sábados domingos próximo
     proximo próxima proxima hoje amanhã amanha ontem agora manhã manha tarde noite январь февраль март апрель май июнь
     июль август сентябрь октябрь ноябрь декабрь понедельник вторник среда четверг пятница
-    суббота воскресенье выходные выходной будни будний следующий прошлый этот сегодня завтра
+    суббота воскресенье воскресение выходные выходной будни будний следующий прошлый этот сегодня завтра
     вчера завтрашний завтрашнее завтрашняя сегодняшний утро утром днём днем вечер вечером ночью
     midnight noon полночь полдень summer winter spring autumn verão verao inverno primavera
     outono лето летом зима зимой весна весной осень осенью lunchtime обеденный""".split()
