@@ -325,7 +325,21 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # 2 bedroom apartment")
     "parte place bedroom "
     # near (the fiftieth round: "we have a villa near Sagres" said it had nothing about "near")
-    "near nearby perto".split()
+    "near nearby perto "
+    # words of grammar the question stop words leave out: prepositions, conjunctions and
+    # possessive pronouns name nothing ("ours has gone all yellow", "during the tour", "while
+    # we wait" were said back as things the chat lacks, 2026-12-07; Russian ones are read by
+    # their part of speech, names_a_thing)
+    "above across after against along among around before behind below beneath beside "
+    "besides between beyond despite during except inside onto outside past since through "
+    "throughout till toward towards underneath until upon within without although whereas "
+    "unless whether though while ours yours theirs hers ourselves yourselves themselves "
+    "myself yourself himself herself itself whichever whatever whoever either neither "
+    "durante enquanto embora através dentro fora "
+    # and the periods between the hour and the month above, which were missing ("can we keep
+    # the van for a week?" said it had nothing about "week")
+    "week weeks semana semanas неделя недели неделю недель day days dia dias день дня дней "
+    "часов".split()
 )
 
 

@@ -254,6 +254,22 @@ def test_a_portuguese_verb_is_no_thing_the_chat_lacks() -> None:
     assert said == ["móveis", "jantar"]
 
 
+def test_a_word_of_grammar_is_no_thing_the_chat_lacks() -> None:
+    """Prepositions, conjunctions and possessive pronouns name nothing: "how much to redo a
+    shower tray? ours has gone all yellow" said it had nothing about "tray, ours, ..." (the
+    sixty-first round); the thing the chat lacks is still said."""
+    asked = {"redo", "shower", "tray", "ours", "yellow", "during", "winter", "durante", "obra"}
+    said = unknown_words(
+        "how much to redo a shower tray? ours went yellow during the winter",
+        asked,
+        lambda _: 0.0,
+        set(),
+    )
+    assert "tray" in said and not {"ours", "during"} & set(said), said
+    said = unknown_words("posso ficar em casa durante a obra?", asked, lambda _: 0.0, set())
+    assert "obra" in said and "durante" not in said, said
+
+
 def test_a_phrase_the_chat_never_says_is_said_back_as_written() -> None:
     """ "gift cards" is one word ("giftcard"), which the question's words as written miss."""
     asked = {"sell", "giftcard"}
