@@ -71,9 +71,11 @@ from core.asked import (
 from core.hedged import Picked, Read, settle
 from core.index.words import ChatWords
 from core.language import (
+    STOPWORDS,
     key_tokens,
     lemma,
     name_key,
+    tokens,
 )
 from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
@@ -200,7 +202,12 @@ def pick_quote(
     `home`: whether a message is of the one world the question was routed to (None: several);
     `chat_words`: the chat's word statistics (its idf, which words are rare)."""
     idf = chat_words.idf
-    own = frozenset(index_tokens(question)) - QUESTION_FILLER
+    # (a stop word as written is none of them whatever its lemma: the lemmatiser reads "uma"
+    # as the verb "umar", "pelo" as "pelar", "suas" as "suar", so "quanto custa uma limpeza
+    # para crianças?" asked for "umar", which no sentence holds, and the sentence that held
+    # "limpeza" and "crianças" did not hold what it asked: found in the console, 2026-12-07)
+    grammar = {lemma(w) for w in tokens(question) if w in STOPWORDS}
+    own = frozenset(index_tokens(question)) - QUESTION_FILLER - grammar
     terms = (own | equivalents(own)) - QUESTION_FILLER  # a sentence in another language too
     written = question_words(question)
     # the question's entities and the names it writes capitalised ("SSO", "Starter")

@@ -21,6 +21,7 @@ from core.config import CoreConfig
 from core.contract import CoreApi, HandoffDesk
 from core.errors import CoreError, NotFound
 from core.inbound import InboundLog
+from core.index.spelling import question_respelled
 from core.language import detect_language, is_question
 from core.models import (
     Answer,
@@ -197,8 +198,10 @@ class Core(Remembers):
         """A free-form message: questions are answered, statements remembered."""
         text = self._answers.check_text(message.text)
         lang = await self._answers.language(chat, text)
-        if is_question(text):
-            answer = await self.ask(chat, text, author=message.author)
+        # a question whose first word is misspelled and that has no "?" is one too
+        asked = text if is_question(text) else question_respelled(text)
+        if is_question(asked):
+            answer = await self.ask(chat, asked, author=message.author)
             reply = Reply(kind="answer", text=answer.answer, answer=answer, language=lang)
         else:
             result = await self.remember_message(chat, message)

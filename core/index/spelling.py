@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from core.language import STOPWORDS, is_cyrillic, is_dictionary_word, lemma
+from core.language import QUESTION_WORDS, STOPWORDS, is_cyrillic, is_dictionary_word, lemma
 
 MIN_LETTERS = 5
 _WORD = re.compile(r"[^\W\d_]+")
@@ -49,3 +49,32 @@ def respelled(question: str, known: Callable[[str], bool]) -> str:
         return found[0] if len(found) == 1 else word
 
     return _WORD.sub(fix, question)
+
+
+# the question words a misspelled first word may stand for: long enough to have few
+# neighbours ("quanto", "сколько", "where"), and none a statement starts with as written
+# ("could" is one edit from "cloud" and "would" from "world", both dictionary words, which
+# are never read as a typo below)
+_ASKING = frozenset(w for w in QUESTION_WORDS if len(w) >= MIN_LETTERS)
+
+
+def question_respelled(text: str) -> str:
+    """The message with a misspelled question word that starts it read as that word:
+    "qunato custa a avaliaçao" (no "?") was remembered as a statement, not answered (found
+    in the console, 2026-12-07). Only a first word (lower-case or capitalised) of MIN_LETTERS
+    letters or more that no dictionary holds and that is one edit from exactly one question
+    word; anything else is returned unchanged."""
+    m = _WORD.search(text)
+    if m is None or m.start() > len(text) - len(text.lstrip()):
+        return text
+    word = m.group(0)
+    low = word.lower()
+    if word not in (low, low.capitalize()):  # "QUNATO", "QuNato": not read
+        return text
+    if len(low) < MIN_LETTERS or low in QUESTION_WORDS or is_dictionary_word(low):
+        return text
+    found = [n for n in _neighbours(low) if n in _ASKING]
+    if len(found) != 1:
+        return text
+    fixed = found[0] if word == low else found[0].capitalize()
+    return text[: m.start()] + fixed + text[m.end() :]

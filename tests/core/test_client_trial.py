@@ -601,3 +601,40 @@ async def test_a_greeting_or_thanks_is_answered_in_kind(
         "c", IncomingMessage(author="guest", text="obrigado, amanhã levo a prancha")
     )
     assert not noted.text.startswith("De nada"), noted.text
+
+
+async def test_a_question_whose_first_word_is_misspelled_is_answered(use_core: Core) -> None:
+    """ "qunato custa a avaliaçao" (no "?") was remembered as a statement ("Anotado ...")
+    instead of answered (found in the console, 2026-12-07); a statement that starts with a
+    dictionary word one letter from a question word ("world", "could") is still a statement."""
+    await _tell(use_core, ["consulta de avaliação 40€, limpeza 55€"])
+    got = await use_core.handle_message(
+        "c", IncomingMessage(author="guest", text="Qunato custa a avaliaçao")
+    )
+    assert got.kind == "answer" and "40€" in got.text, got.text
+    got = await use_core.handle_message(
+        "c", IncomingMessage(author="guest", text="сколко стоит консультация")
+    )
+    assert got.kind == "answer", got.text
+    noted = await use_core.handle_message(
+        "c", IncomingMessage(author="staff", text="world cup final on the TV in the waiting room")
+    )
+    assert noted.kind != "answer", noted.text
+
+
+async def test_uma_is_no_word_a_question_asks_whatever_its_lemma(use_core: Core) -> None:
+    """The lemmatiser reads "uma" as the verb "umar" (and "pelo" as "pelar", "suas" as
+    "suar"): "quanto custa uma limpeza para crianças?" asked for "umar", which no sentence
+    holds, and quoted the cleaning's new price over the children's discount on cleaning; so
+    did the follow-up "e para crianças?" (found in the console, 2026-12-07)."""
+    await _tell(
+        use_core,
+        [
+            "consulta de avaliação 40€, limpeza 55€, branqueamento 250€",
+            "crianças até 12 anos têm 20% de desconto na limpeza",
+            "we're closed on Saturdays from December, Monday to Friday 9-19",
+            "atualização: a limpeza passa a 60€ a partir de janeiro",
+        ],
+    )
+    got = await use_core.ask("c", "quanto custa uma limpeza para crianças?")
+    assert got.answer.startswith("“crianças até 12 anos"), got.answer
