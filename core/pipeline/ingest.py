@@ -18,6 +18,7 @@ from core.pipeline.context import Context
 from core.pipeline.write import Writer
 from core.ports import GraphStore, Vector
 from core.rows import Extraction, message_ref, new_id
+from core.sentences import courtesy
 from core.world_names import first_name
 from core.worlds import absorb, fold_newborn, merge_touched, newborn_merges_into, route
 
@@ -148,6 +149,10 @@ class Ingest(Writer):
             return IngestResult(message_id=msg_id, duplicate=True)
         now = self.clock.now()
         mode, params = self.config.world_mode, self.world_params
+        if mode == WorldMode.ADAPTIVE and courtesy(text) is not None:
+            latest = _latest_world(store)
+            if latest is not None:  # a thanks or a greeting has no topic of its own
+                return self._courtesy(store, message, extraction, latest)
         routed = route(store, emb, params, mode=mode, text=text, now=now, ts=ts)
         world = routed.world
         into = None
@@ -183,6 +188,29 @@ class Ingest(Writer):
         if mode == WorldMode.ADAPTIVE and extraction in (Extraction.OFFLINE, Extraction.PENDING):
             self.ctx.regroup_due.after_message(store, born=result.world_born)
         return result
+
+    def _courtesy(
+        self, store: GraphStore, message: Checked, extraction: Extraction, world: str
+    ) -> IngestResult:
+        """A message that only thanks or greets ("obrigado!", "bom dia pessoal") is stored in
+        the chat's latest world, its centroid untouched, instead of being routed: routed, it
+        founded a world of its own, and in a chat of two topics and two messages that third
+        young world made the regrouping job due, which merged the two topics into one world
+        (found trying the README's example in the console, 2026-12-07)."""
+        store.add_message(
+            message_id=message.msg_id,
+            author=message.author,
+            text=message.text,
+            ts=message.ts,
+            world=world,
+            extraction=extraction,
+            embedding=message.emb,
+        )
+        if message.reply_to and message.reply_to in store.message_ids:
+            store.add_reply(message.msg_id, message.reply_to)
+        if extraction in (Extraction.OFFLINE, Extraction.PENDING):
+            self.ctx.regroup_due.after_message(store, born=False)
+        return IngestResult(message_id=message.msg_id, world=world, world_born=False)
 
     def ingest_offline(
         self, store: GraphStore, message: Checked, *, settled: bool = False
@@ -345,3 +373,9 @@ async def _never(chat: str) -> bool:
 def _world_of(store: GraphStore, message_id: str) -> str:
     rows = store.messages([message_id])
     return store.resolve_world(rows[0].world) if rows else ""
+
+
+def _latest_world(store: GraphStore) -> str | None:
+    """The live world the chat was last active in (None: it has none yet)."""
+    live = [w for w in store.worlds.values() if not w.merged_into]
+    return max(live, key=lambda w: (w.last_active, w.id)).id if live else None

@@ -893,3 +893,25 @@ def _chat_value(
     near = np.diff(ts) <= p.window_s
     switches = sum(bool(near[i - 1]) and labels[i] != labels[i - 1] for i in range(1, len(labels)))
     return float(sum(scores[i, g] for i, g in enumerate(labels))) - p.job_switch * switches
+
+
+async def test_a_thanks_founds_no_world_and_leaves_two_topics_apart(
+    world_core: Core, clock: ManualClock
+) -> None:
+    """A surf lesson's price, a pet python, then "obrigado!": the thanks founded a third young
+    world, the regrouping job fell due and merged the two topics into one world (found trying
+    the README's example in the console). A message that only thanks or greets has no topic:
+    it is stored in the chat's latest world."""
+    from core.models import IncomingMessage
+
+    for text in (
+        "a aula de surf custa 30 euros, pranchas incluídas",
+        "my python Monty eats one mouse a week",
+        "obrigado!",
+    ):
+        clock.advance(seconds=30)
+        await world_core.handle_message("c", IncomingMessage(author="ana", text=text))
+    data = await world_core.export("c")
+    groups = _partition(data)
+    assert len(groups) == 2, groups
+    assert {"my python Monty eats one mouse a week", "obrigado!"} in groups, groups
