@@ -196,7 +196,7 @@ class Ingest(Writer):
         the chat's latest world, its centroid untouched, instead of being routed: routed, it
         founded a world of its own, and in a chat of two topics and two messages that third
         young world made the regrouping job due, which merged the two topics into one world
-        (found trying the README's example in the console, 2026-12-07)."""
+        (found in the console, 2026-12-07)."""
         store.add_message(
             message_id=message.msg_id,
             author=message.author,

@@ -899,9 +899,9 @@ async def test_a_thanks_founds_no_world_and_leaves_two_topics_apart(
     world_core: Core, clock: ManualClock
 ) -> None:
     """A surf lesson's price, a pet python, then "obrigado!": the thanks founded a third young
-    world, the regrouping job fell due and merged the two topics into one world (found trying
-    the README's example in the console). A message that only thanks or greets has no topic:
-    it is stored in the chat's latest world."""
+    world, the regrouping job fell due and merged the two topics into one world (found in the
+    console). A message that only thanks or greets has no topic: it is stored in the chat's
+    latest world."""
     from core.models import IncomingMessage
 
     for text in (
