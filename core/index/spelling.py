@@ -55,7 +55,7 @@ def respelled(question: str, known: Callable[[str], bool]) -> str:
 # neighbours ("quanto", "сколько", "where"), and none a statement starts with as written
 # ("could" is one edit from "cloud" and "would" from "world", both dictionary words, which
 # are never read as a typo below)
-_ASKING = frozenset(w for w in QUESTION_WORDS if len(w) >= MIN_LETTERS)
+_LONG_QUESTION_WORDS = frozenset(w for w in QUESTION_WORDS if len(w) >= MIN_LETTERS)
 
 
 def question_respelled(text: str) -> str:
@@ -73,7 +73,7 @@ def question_respelled(text: str) -> str:
         return text
     if len(low) < MIN_LETTERS or low in QUESTION_WORDS or is_dictionary_word(low):
         return text
-    found = [n for n in _neighbours(low) if n in _ASKING]
+    found = [n for n in _neighbours(low) if n in _LONG_QUESTION_WORDS]
     if len(found) != 1:
         return text
     fixed = found[0] if word == low else found[0].capitalize()

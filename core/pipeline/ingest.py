@@ -149,10 +149,14 @@ class Ingest(Writer):
             return IngestResult(message_id=msg_id, duplicate=True)
         now = self.clock.now()
         mode, params = self.config.world_mode, self.world_params
-        if mode == WorldMode.ADAPTIVE and courtesy(text) is not None:
-            latest = _latest_world(store)
-            if latest is not None:  # a thanks or a greeting has no topic of its own
-                return self._courtesy(store, message, extraction, latest)
+        last = store.worlds.get(store.last_world)  # the world of the message before it
+        if (
+            mode == WorldMode.ADAPTIVE
+            and courtesy(text) is not None
+            and last
+            and not last.merged_into
+        ):
+            return self._courtesy(store, message, extraction, last.id)
         routed = route(store, emb, params, mode=mode, text=text, now=now, ts=ts)
         world = routed.world
         into = None
@@ -161,17 +165,7 @@ class Ingest(Writer):
         if routed.born and into is None:
             world.topic = first_name(text, self.ctx.verbs_in(text))
             store.upsert_world(world)
-        store.add_message(
-            message_id=msg_id,
-            author=message.author,
-            text=text,
-            ts=ts,
-            world=(into or world).id,
-            extraction=extraction,
-            embedding=emb,
-        )
-        if message.reply_to and message.reply_to in store.message_ids:
-            store.add_reply(msg_id, message.reply_to)
+        _add(store, message, extraction, (into or world).id)
         if into is not None:  # born and merged at once: the message went there directly
             fold_newborn(store, into, emb, now)
             result = IngestResult(message_id=msg_id, world=into.id, world_born=False)
@@ -193,21 +187,11 @@ class Ingest(Writer):
         self, store: GraphStore, message: Checked, extraction: Extraction, world: str
     ) -> IngestResult:
         """A message that only thanks or greets ("obrigado!", "bom dia pessoal") is stored in
-        the chat's latest world, its centroid untouched, instead of being routed: routed, it
-        founded a world of its own, and in a chat of two topics and two messages that third
-        young world made the regrouping job due, which merged the two topics into one world
-        (found in the console, 2026-12-07)."""
-        store.add_message(
-            message_id=message.msg_id,
-            author=message.author,
-            text=message.text,
-            ts=message.ts,
-            world=world,
-            extraction=extraction,
-            embedding=message.emb,
-        )
-        if message.reply_to and message.reply_to in store.message_ids:
-            store.add_reply(message.msg_id, message.reply_to)
+        the world of the message before it, that world's centroid untouched, instead of being
+        routed: routed, it founded a world of its own, and in a chat of two topics and two
+        messages that third young world made the regrouping job due, which merged the two
+        topics into one world (found in the console, 2026-12-07)."""
+        _add(store, message, extraction, world)
         if extraction in (Extraction.OFFLINE, Extraction.PENDING):
             self.ctx.regroup_due.after_message(store, born=False)
         return IngestResult(message_id=message.msg_id, world=world, world_born=False)
@@ -375,7 +359,16 @@ def _world_of(store: GraphStore, message_id: str) -> str:
     return store.resolve_world(rows[0].world) if rows else ""
 
 
-def _latest_world(store: GraphStore) -> str | None:
-    """The live world the chat was last active in (None: it has none yet)."""
-    live = [w for w in store.worlds.values() if not w.merged_into]
-    return max(live, key=lambda w: (w.last_active, w.id)).id if live else None
+def _add(store: GraphStore, message: Checked, extraction: Extraction, world: str) -> None:
+    """The message stored in `world`, with the reply it is to when that one is stored."""
+    store.add_message(
+        message_id=message.msg_id,
+        author=message.author,
+        text=message.text,
+        ts=message.ts,
+        world=world,
+        extraction=extraction,
+        embedding=message.emb,
+    )
+    if message.reply_to and message.reply_to in store.message_ids:
+        store.add_reply(message.msg_id, message.reply_to)
