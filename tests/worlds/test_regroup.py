@@ -900,8 +900,8 @@ async def test_a_thanks_founds_no_world_and_leaves_two_topics_apart(
 ) -> None:
     """A surf lesson's price, a pet python, then "obrigado!": the thanks founded a third young
     world, the regrouping job fell due and merged the two topics into one world (found in the
-    console). A message that only thanks or greets has no topic: it is stored in the chat's
-    latest world."""
+    console). A message that only thanks or greets has no topic: it is stored in the world of
+    the message before it."""
     from core.models import IncomingMessage
 
     for text in (
