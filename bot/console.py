@@ -37,8 +37,8 @@ async def console_command(core: CoreApi, chat: str, line: str) -> str:
             if arg == "all":
                 await core.forget_chat(chat)
                 return "Forgot everything in this chat."
-            n = await core.forget_entity(chat, arg)
-            return f"Forgot {arg} and {n} fact(s)."
+            gone = await core.forget_entity(chat, arg)
+            return f"Forgot {arg}: {gone.facts} fact(s), {gone.messages} message(s)."
         if cmd == "/worlds":
             return render_worlds(await core.worlds(chat))
         if cmd == "/review":

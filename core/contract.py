@@ -18,6 +18,7 @@ from core.models import (
     Answer,
     CloseOutcome,
     FactView,
+    Forgotten,
     HandOff,
     ImportItem,
     IncomingMessage,
@@ -97,7 +98,11 @@ class CoreApi(Remembers, Protocol):
         self, chat: str, entity: str | None = None, *, limit: int = 50, history: bool = False
     ) -> list[FactView]: ...
 
-    async def forget_entity(self, chat: str, name: str) -> int: ...
+    async def forget_entity(self, chat: str, name: str) -> Forgotten: ...
+
+    async def finish_forget(self, chat: str, name: str, record_id: str) -> Forgotten:
+        """An erase request recorded and not done (a kill), carried out at start."""
+        ...
 
     async def forget_chat(self, chat: str) -> None: ...
 

@@ -85,8 +85,10 @@ async def recover(core: CoreApi) -> int:
     records = await asyncio.to_thread(inbound.unfinished)
     for rec in records:
         try:
-            if rec.kind in ("forget", "created"):  # recorded done; nothing to take up
+            if rec.kind == "created":  # recorded done; nothing to take up
                 await finish(inbound, rec.chat, rec.id)
+            elif rec.kind == "forget":  # an erase request a kill cut short: finish it
+                await core.finish_forget(rec.chat, rec.text, rec.id)
             elif rec.kind == "fact":
                 triple = TripleIn.model_validate_json(rec.triple)
                 await core.remember_triple(rec.chat, triple, author=rec.author, message_id=rec.id)

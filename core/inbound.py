@@ -94,4 +94,9 @@ class InboundLog(Protocol):
         """A user's erase request: the chat's records go too, or a rebuild would undo it."""
         ...
 
+    def erase(self, chat: str, record_ids: list[str]) -> None:
+        """A user's erase request for a name: the records of the messages it took away go,
+        their bytes with them, or a rebuild would bring them back."""
+        ...
+
     def close(self) -> None: ...

@@ -105,6 +105,13 @@ class IngestResult(BaseModel):
     superseded: list[str] = Field(default_factory=list)  # ids of facts closed by this message
 
 
+class Forgotten(BaseModel):
+    """What an erase request for a name took away (core/pipeline/erase.py)."""
+
+    facts: int = 0
+    messages: int = 0
+
+
 class Seed(BaseModel):
     entity: str
     score: float

@@ -26,6 +26,7 @@ from core.language import detect_language, is_question
 from core.models import (
     Answer,
     FactView,
+    Forgotten,
     ImportItem,
     IncomingMessage,
     IngestResult,
@@ -260,17 +261,18 @@ class Core(Remembers):
 
         return await self.pool.run(chat, run)
 
-    async def forget_entity(self, chat: str, name: str) -> int:
-        def run(store: GraphStore) -> int:
-            ids = list(dict.fromkeys(self._entity_ids(store, name)))
-            if not ids:
-                raise NotFound(name)
-            return store.forget_entities(ids)
+    async def forget_entity(self, chat: str, name: str) -> Forgotten:
+        """A user's erase request for a name: its entities, their facts and every message that
+        names them (core/pipeline/erase.py); NotFound when nothing in the chat does."""
+        done, renamed = await self._history.forget(chat, name)
+        await self._maintenance.rename_with_llm(chat, renamed)
+        return done
 
-        n = await self.pool.run(chat, run)
-        await self._history.record_forget(chat, name)
-        log.info("chat=%s forgot an entity and %d facts", chat, n)
-        return n
+    async def finish_forget(self, chat: str, name: str, record_id: str) -> Forgotten:
+        """An erase request a kill left unfinished, carried out at the next start."""
+        done, renamed = await self._history.finish_forget(chat, name, record_id)
+        await self._maintenance.rename_with_llm(chat, renamed)
+        return done
 
     async def forget_chat(self, chat: str) -> None:
         await self._answers.traces_stored(chat, drop=True)  # or a late write recreates it

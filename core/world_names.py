@@ -209,9 +209,14 @@ def first_name(text: str, skip: Set[str] = frozenset(), limit: int = 3) -> str:
 
 
 def rename_offline(
-    store: GraphStore, naming: OfflineNaming, limit_per_world: int = 200
+    store: GraphStore,
+    naming: OfflineNaming,
+    limit_per_world: int = 200,
+    *,
+    only: Set[str] | None = None,
 ) -> dict[str, str]:
-    """Recompute every live world's name from its newest messages; returns the changes."""
+    """Recompute every live world's name from its newest messages (or only those of `only`,
+    still against all the others); returns the changes."""
     verbs = naming.verbs
     texts: dict[str, list[str]] = {}
     for _, world, _, text in reversed(store.world_messages()):
@@ -230,6 +235,8 @@ def rename_offline(
         texts, skip=skip, vectors=naming.vectors, person=store.recall.names_an_author
     )
     for wid, name in named.items():
+        if only is not None and wid not in only:
+            continue
         if name and store.worlds[wid].topic != name:
             store.rename_world(wid, name)
             changed[wid] = name

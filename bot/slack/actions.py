@@ -48,10 +48,17 @@ async def _forget_confirmed(press: Press) -> str:
         await core.forget_chat(chat)
         return t("slack.forgot_all", lang, user=user)
     try:
-        count = await core.forget_entity(chat, name)
+        gone = await core.forget_entity(chat, name)
     except NotFound:
         return t("slack.no_facts_about", lang, name=escape(name))
-    return t("slack.forgot_entity", lang, user=user, name=escape(name), count=count)
+    return t(
+        "slack.forgot_entity",
+        lang,
+        user=user,
+        name=escape(name),
+        count=gone.facts,
+        messages=gone.messages,
+    )
 
 
 async def _forget_cancelled(press: Press) -> str:

@@ -54,8 +54,14 @@ async def on_forget(
         await core.forget_chat(chat)
         done = t("telegram.forget_done_all", lang)
     else:
-        count = await core.forget_entity(chat, request.entity)
-        done = t("telegram.forget_done_entity", lang, name=request.entity, count=count)
+        gone = await core.forget_entity(chat, request.entity)
+        done = t(
+            "telegram.forget_done_entity",
+            lang,
+            name=request.entity,
+            count=gone.facts,
+            messages=gone.messages,
+        )
     await message.edit_text(escape(done))
     await query.answer()
 

@@ -16,15 +16,18 @@ import numpy.typing as npt
 from core import durable
 from core.clock import as_utc
 from core.config import WorldMode
+from core.errors import NotFound
 from core.inbound import ChatRecord
 from core.language import clean_name
-from core.models import FactView, IncomingMessage, IngestResult, TripleIn
+from core.models import FactView, Forgotten, IncomingMessage, IngestResult, TripleIn
+from core.pipeline import erase
 from core.pipeline.context import RouteVectors
 from core.pipeline.ingest import Checked, Ingest
 from core.pipeline.maintenance import regroup_now
 from core.pipeline.write import _Unresolvable
 from core.ports import GraphStore
 from core.rows import Extraction, PlannedFact, message_ref, new_id
+from core.world_names import OfflineNaming, first_name, rename_offline
 
 log = logging.getLogger(__name__)
 
@@ -120,14 +123,54 @@ class History(Ingest):
 
         return await self.pool.run(chat, run)
 
-    async def record_forget(self, chat: str, name: str) -> None:
-        """An erase request in the record, so a rebuild forgets the entity again there."""
+    async def forget(self, chat: str, name: str) -> tuple[Forgotten, list[str]]:
+        """A user's erase request for a name (core/pipeline/erase.py says what it takes away).
+        Recorded first, so a kill before it is done is finished at the next start
+        (`finish_forget`) and a rebuild replays it at its place; returns what was erased and
+        the worlds renamed because their name used it (an LLM may name them better)."""
+        if not await self.pool.run(chat, lambda s: bool(erase.plan(s, self.names(s), name))):
+            raise NotFound(name)
         forget_id = new_id("forget")
-        now = self.clock.now()
         await durable.begin(
-            self.inbound, chat, forget_id, kind="forget", author="", text=name, ts=now
+            self.inbound, chat, forget_id, kind="forget", author="", text=name, ts=self.clock.now()
         )
-        await durable.finish(self.inbound, chat, forget_id)
+        return await self.finish_forget(chat, name, forget_id)
+
+    async def finish_forget(
+        self, chat: str, name: str, record_id: str
+    ) -> tuple[Forgotten, list[str]]:
+        """Carry out a recorded erase request (again, after a kill: what is already gone is
+        not found twice) and mark its record done."""
+        done = await self.pool.run(chat, partial(self._erase, name=name))
+        await durable.finish(self.inbound, chat, record_id)
+        return done
+
+    def _erase(self, store: GraphStore, name: str) -> tuple[Forgotten, list[str]]:
+        """The erase in the pool's thread: the durable record's messages first (a kill after
+        it leaves the graph's, which the request's recovery erases), then the graph's."""
+        found = erase.plan(store, self.names(store), name)
+        if not found:
+            return Forgotten(), []
+        if self.inbound is not None:
+            self.inbound.erase(store.chat, list(found.message_ids))
+        facts = store.erase(found.entity_ids, found.message_ids, found.said_in)
+        named = {w.id for w in store.worlds.values() if found.said_in(w.topic)}
+        if named:  # a world named after it is named again from what it still holds
+            naming = self.offline_names() or OfflineNaming(
+                self.ctx.predicate_verbs, self.ctx.vectors_of_words
+            )
+            with store.transaction():
+                rename_offline(store, naming, only=named)
+                for wid in named:
+                    if found.said_in(store.worlds[wid].topic):  # nothing left to name it by
+                        store.rename_world(wid, first_name("", set()))
+        log.info(
+            "chat=%s erased a name: %d facts, %d messages",
+            store.chat,
+            facts,
+            len(found.message_ids),
+        )
+        return Forgotten(facts=facts, messages=len(found.message_ids)), sorted(named)
 
     def rebuild(self, chat: str, store: GraphStore, records: Sequence[ChatRecord]) -> None:
         """Ingest a chat's durable record into the fresh database that replaced its broken
@@ -140,10 +183,7 @@ class History(Ingest):
             if rec.kind == "created":
                 continue
             if rec.kind == "forget":  # an erase request, at its place in the history
-                worlds = {ent.world for ent in store.entities.values()}
-                # the entities the name meant, found as Core.forget_entity found them
-                if ids := list(self.names(store).find(worlds, rec.text, levels="el").ids):
-                    store.forget_entities(ids)
+                self._erase(store, rec.text)
                 continue
             emb = self.embedder.embed([rec.text])[0]  # as Ingest.message_vector
             if adaptive:

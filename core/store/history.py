@@ -5,6 +5,8 @@ world merge policy (merge.py) and ChatStore (kuzu_store.py); all queries are par
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -121,3 +123,77 @@ class HistoryWriter(WorldMerger):
                     )
         self.refresh_world_stats()
         return True
+
+    def erase(
+        self,
+        entity_ids: Sequence[str],
+        message_ids: Sequence[str],
+        said: Callable[[str], bool],
+    ) -> int:
+        """A user's erase request (core/pipeline/erase.py says what it takes): the entities
+        with every fact touching them, the messages, the review items, traces and reply links
+        that cite those messages or say a name (`said`), and the entities left with no
+        mention and no fact. Facts of other things keep standing without the erased messages
+        among their sources. One transaction, its reads from the in-memory graph and its
+        SETs before its deletes (the kuzu traps above ChatStore); the in-memory indexes are
+        then loaded again from the database. Returns how many facts the entities took."""
+        forgotten, gone = set(entity_ids), set(message_ids)
+        graph = self.active_graph()
+        dropped = {f for e in forgotten for f in graph.touching.get(e, ())}
+        pruned = [
+            (fact_id, [s for s in sources if s not in gone])
+            for fact_id, (_, sources) in graph.provenance.items()
+            if fact_id not in dropped and gone.intersection(sources)
+        ]
+        near = {e for e, seen in graph.mentions.items() if gone.intersection(seen)} | {
+            e for e, facts in graph.touching.items() if dropped.intersection(facts)
+        }
+        bare = [
+            e
+            for e in near - forgotten
+            if gone.issuperset(graph.mentions.get(e, ()))
+            and dropped.issuperset(graph.touching.get(e, ()))
+        ]
+        with self.transaction():
+            for fact_id, rest in pruned:
+                self._exec(
+                    "MATCH ()-[f:FACT]->() WHERE f.chat = $chat AND f.id = $id "
+                    "SET f.sources = $src",
+                    {"id": fact_id, "src": rest},
+                )
+            records = self._rows(
+                "MATCH (r:Record) WHERE r.chat = $chat AND r.kind IN ['pending', 'trace'] "
+                "RETURN r.uid, r.kind, r.body, r.sources"
+            )
+            cites = [
+                uid
+                for uid, kind, body, sources in records
+                if said(body)
+                or gone.intersection(_cited(body) if kind == "trace" else sources or ())
+            ]
+            self._exec(
+                "MATCH (r:Record) WHERE r.chat = $chat AND r.uid IN $u DELETE r", {"u": cites}
+            )
+            self._exec(
+                "MATCH (r:Record) WHERE r.chat = $chat AND r.kind = 'reply' AND "
+                "(r.key IN $m OR r.body IN $m) DELETE r",
+                {"m": sorted(gone)},
+            )
+            self._exec(
+                "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids DETACH DELETE e",
+                {"ids": self._us([*forgotten, *bare])},
+            )
+            self._exec(
+                "MATCH (m:Message) WHERE m.chat = $chat AND m.uid IN $mids DETACH DELETE m",
+                {"mids": self._us(sorted(gone))},
+            )
+        self.shard.erased()
+        self.reload()
+        return len(dropped)
+
+
+def _cited(trace: str) -> set[str]:
+    """The messages an answer's trace cites: its evidence and its facts' sources."""
+    body = json.loads(trace)
+    hits = {h.get("id", "") for h in body.get("evidence_hits", ())}
+    return hits | {m for e in body.get("edges", ()) for m in e.get("sources", ())}

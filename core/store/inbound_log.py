@@ -195,6 +195,17 @@ class SqliteInboundLog:
         with self._lock:  # the WAL still holds the deleted pages until a checkpoint
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def erase(self, chat: str, record_ids: list[str]) -> None:
+        if not record_ids:
+            return
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "DELETE FROM record WHERE chat = ? AND id = ?", [(chat, i) for i in record_ids]
+            )
+        with self._lock:  # as forget_chat: the WAL holds the deleted pages until a checkpoint
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

@@ -42,6 +42,9 @@ class ChatIndexes(KuzuConnection):
     single_valued: frozenset[str]
     names: NameIndex | None  # exact / lemma / sound name keys (core/identity.py), once asked
 
+    def reload(self) -> None:
+        raise NotImplementedError  # ChatStore's: every layer's in-memory state, from the database
+
     def use_name_rules(self, rules: NameRules) -> NameIndex:
         """Index every entity's name under the ontology's name keys; kept current afterwards."""
         self.names = NameIndex(rules)

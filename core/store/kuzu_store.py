@@ -83,33 +83,42 @@ class ChatStore(WorldMover):
         self._own_shard = shard is None
         self.shard = shard or ShardDb(path, buffer_pool_bytes=pool_size(buffer_pool_mb))
         self._in_tx = False
+        self._staged = None  # a bulk batch's rows not written yet (staging.py)
+        self.rebuild = False  # the pool set aside this chat's unreadable shard (issue 12)
+        self.single_valued = frozenset()  # set from the ontology when the chat opens
+        self._model_name = model_name
+        self.model_mismatch = None
+        self._empty()
+        self._check_model(model_name)
+        self._load()
+
+    def reload(self) -> None:
+        """Load the in-memory indexes from the database anew (after an erase request deleted
+        what they hold: core/store/history.py's erase)."""
+        self._empty()
+        self._load()
+
+    def _empty(self) -> None:
         self._graph = None  # loaded on first read (see ActiveGraph)
         self._graph_sync = False  # True while write_facts keeps the graph in step itself
-        self._staged = None  # a bulk batch's rows not written yet (staging.py)
         self._joined = set()  # entities merges and moves joined, to fold again (regroup.py)
         self._joined_at = datetime.now(UTC)
-        self.rebuild = False  # the pool set aside this chat's unreadable shard (issue 12)
         self.entities = {}
         self.by_key = {}  # (world, key) -> entity id
         self.by_ident = {}  # stable identifier -> entity id
         self.names = None  # built on first use with the ontology's legal forms
         self.by_kind = {}  # kind -> entity ids ("which policy ...")
-        self.entity_vectors = VectorMatrix(dim)
-        self.message_vectors = VectorMatrix(dim)
+        self.entity_vectors = VectorMatrix(self.dim)
+        self.message_vectors = VectorMatrix(self.dim)
         self.recall = MessageIndex()  # keywords, authors, timestamps
         self.message_ids = set()
         self.message_seq = 0
         self.worlds = {}
-        self.world_vectors = VectorMatrix(dim)  # unit centroids of live worlds (routing)
+        self.world_vectors = VectorMatrix(self.dim)  # unit centroids of live worlds (routing)
         self.key_worlds = {}  # entity name key -> worlds that know it
         self.last_world = ""  # the world of the latest message (conversational continuity)
         self.last_message_ts = None
         self.last_trace_id = None
-        self.single_valued = frozenset()  # set from the ontology when the chat opens
-        self._model_name = model_name
-        self.model_mismatch = None
-        self._check_model(model_name)
-        self._load()
 
     def add_pending(
         self, triple: TripleIn, sources: list[str], now: datetime, reason: str = ""

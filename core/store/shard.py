@@ -361,8 +361,17 @@ class ShardDb:
         220-315 MB above the open shard (1,000 messages: 0.5-0.6 s, +60-80 MB), so a bigger
         shard is compacted only by /forget all."""
         size = self.file.stat().st_size
-        base = int(read_json(self.path / "compacted.json", {"bytes": 0})["bytes"])
-        return base * COMPACT_RATIO + COMPACT_SLACK < size <= COMPACT_MAX
+        done = read_json(self.path / "compacted.json", {"bytes": 0})
+        if done.get("erased"):  # a user's erase request: its bytes go, whatever the size
+            return True
+        return int(done["bytes"]) * COMPACT_RATIO + COMPACT_SLACK < size <= COMPACT_MAX
+
+    def erased(self) -> None:
+        """A chat erased some of its data (core/store/history.py's erase): the next quiet
+        moment compacts the shard, so those bytes are gone from the files too (compact
+        writes compacted.json again, without the mark; kept across a restart until then)."""
+        done = read_json(self.path / "compacted.json", {"bytes": 0})
+        write_json(self.path / "compacted.json", {**done, "erased": True})
 
     def compact(self) -> tuple[int, int]:
         """Rebuild the shard's file from what it holds now, so deleted rows' bytes are gone

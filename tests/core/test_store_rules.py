@@ -14,7 +14,7 @@ import pytest
 
 from core.embedding import HashEmbedder
 from core.errors import InvalidInput, NotFound
-from core.models import IncomingMessage, TripleIn
+from core.models import Forgotten, IncomingMessage, TripleIn
 from core.service import Core
 from tests.conftest import build_core
 
@@ -110,7 +110,7 @@ async def test_identifiers_make_stable_ids_and_merge_aliases(core: Core) -> None
 async def test_forget_entity_and_chat(core: Core) -> None:
     await core.remember("c", author="a", text="checkout depends on payments")
     await core.remember("c", author="a", text="payments depends on antifraud")
-    assert await core.forget_entity("c", "payments") == 2
+    assert await core.forget_entity("c", "payments") == Forgotten(facts=2, messages=2)
     assert await core.facts("c") == []
     answer = await core.ask("c", "What does checkout depend on?")
     assert answer.paths == []

@@ -139,8 +139,10 @@ async def test_a_sibling_never_answers_for_the_other(
 async def test_forget_one_lemma_twin_keeps_the_other(core: Core) -> None:
     await core.remember_triple("c", stated("Ivan", "person", "DECIDES_FOR", "Ромашка", "company"))
     await core.remember_triple("c", stated("Maria", "person", "DECIDES_FOR", "Ромашки", "company"))
-    assert await core.forget_entity("c", "Ромашки") == 1
+    gone = await core.forget_entity("c", "Ромашки")
+    assert (gone.facts, gone.messages) == (1, 1)  # Ivan's message names the twin it keeps
     assert [f.subject for f in await core.facts("c", "Ромашка")] == ["Ivan"]
+    assert (await core.stats("c"))["messages"] == 1
 
 
 async def test_offline_names_in_answers(core: Core) -> None:

@@ -18,6 +18,7 @@ from core.language import detect_language
 from core.models import (
     Answer,
     FactView,
+    Forgotten,
     ImportItem,
     IncomingMessage,
     IngestResult,
@@ -84,8 +85,11 @@ class StubCore(Remembers):
     ) -> list[FactView]:
         self._unscripted("facts", chat)
 
-    async def forget_entity(self, chat: str, name: str) -> int:
+    async def forget_entity(self, chat: str, name: str) -> Forgotten:
         self._unscripted("forget_entity", chat, name)
+
+    async def finish_forget(self, chat: str, name: str, record_id: str) -> Forgotten:
+        self._unscripted("finish_forget", chat, name)
 
     async def forget_chat(self, chat: str) -> None:
         self._unscripted("forget_chat", chat)
