@@ -213,7 +213,9 @@ class WorldMerger(MessageLog):
                 + ", ".join(f"f.{c}" for c in _FACT_COLUMNS),
                 {"olds": self._us(unify)},
             ):
-                out[f"{r[0]}|{r[1]}|{r[3]}"] = {
+                # by fact id: keyed by its ends and predicate, a fact closed and one said
+                # again since were one, and the other went with the entity it hung off
+                out[r[2]] = {
                     "a": r[0],
                     "b": r[1],
                     **dict(zip(_FACT_COLUMNS, r[2:], strict=True)),

@@ -310,6 +310,13 @@ class ShardDb:
             self._conn = kuzu.Connection(self._db)
             self._statements = 0
 
+    def reopen(self) -> None:
+        """Checkpoint, close the database and open it again: what a rolled-back batch left
+        in kuzu's memory goes (StorePool.discard)."""
+        with self.lock:
+            self.close()
+            self._open()
+
     @property
     def dirty(self) -> bool:
         return self.writes > 0

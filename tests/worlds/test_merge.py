@@ -180,3 +180,50 @@ def test_an_inline_merge_never_joins_two_meanings_of_one_name(tmp_path: Path) ->
         assert len(live()) == 2, live()
     finally:
         store.close()
+
+
+def test_a_merge_keeps_the_history_of_a_fact_said_again_after_it_was_closed(
+    tmp_path: Path,
+) -> None:
+    """Two facts of one unified entity with the same ends and predicate (one closed, one said
+    again since) are both carried over: the merge's read keyed them by ends and predicate, so
+    one was never copied and went with the entity it hung off (found importing 10,000 chat
+    messages: a later change to the lost fact failed each batch, and the retries crashed)."""
+    store = ChatStore(tmp_path / "shard", dim=EMB.dim, model_name=EMB.model_name, chat="c")
+    try:
+        for w in ("w1", "w2"):
+            store.upsert_world(WorldRow(w, w, EMB.embed([w])[0], 5, NOW, NOW, ""))
+
+        def say(world: str, mid: str, minutes: int) -> list[str]:
+            ts = NOW + timedelta(minutes=minutes)
+            store.add_message(
+                message_id=mid,
+                author="a",
+                text="crm depends on search",
+                ts=ts,
+                world=world,
+                extraction="offline",
+                embedding=EMB.embed(["crm depends on search"])[0],
+            )
+            fact = PlannedFact(
+                _entity(world, "crm"), "DEPENDS_ON", _entity(world, "search"), 0.8, False
+            )
+            return [f.id for f in store.write_facts([fact], source=mid, now=ts, world=world).stored]
+
+        say("w1", "m1", 0)
+        closed = say("w2", "m2", 1)
+        store.set_fact_status(closed, "superseded", NOW + timedelta(minutes=2))
+        say("w2", "m3", 3)
+        with store.transaction():
+            store.merge_worlds("w2", "w1", np.asarray(EMB.embed(["w1"])[0]), NOW)
+        reopened = ChatStore(tmp_path / "shard", dim=EMB.dim, model_name=EMB.model_name, chat="c")
+        for check in (store, reopened):
+            facts = check.export()["facts"]
+            got = sorted((f["status"], tuple(sorted(f["sources"]))) for f in facts)
+            assert got == [("active", ("m1", "m3")), ("superseded", ("m2",))]
+            assert {(f["subject"], f["object"], f["world"]) for f in facts} == {
+                ("crm", "search", "w1")
+            }
+        reopened.close()
+    finally:
+        store.close()
