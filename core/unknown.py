@@ -353,6 +353,12 @@ def said_somewhere(key: str, idf: Callable[[str], float]) -> bool:
     return term is not None and idf(f"~{term}") > 0
 
 
+def says_no_thing(word: str) -> bool:
+    """A word never said back as a thing the chat lacks: of the client's situation, grammar
+    or a period (_UNSAID_THINGS), by the word or its lemma."""
+    return word.lower() in _UNSAID_THINGS or lemma(word.lower()) in _UNSAID_THINGS
+
+
 def unknown_words(
     question: str, asked: Set[str], idf: Callable[[str], float], covered: Set[str]
 ) -> list[str]:
@@ -367,7 +373,7 @@ def unknown_words(
             continue
         if said_somewhere(key, idf) or w in covered:
             continue
-        if w.lower() in _UNSAID_THINGS or key in _UNSAID_THINGS:
+        if says_no_thing(w):
             continue
         if k and words[k - 1].lower() in _BEFORE_VERB:
             continue  # "do you sell": a verb

@@ -50,7 +50,7 @@ from core.restated import Written
 from core.retrieval import graph_scores, path_to, personalized_pagerank, reach_within_hops
 from core.rows import new_id
 from core.texts import t
-from core.unknown import situated
+from core.unknown import says_no_thing, situated
 from core.vocabulary import widened
 from core.world_names import FILLER
 from core.worlds import question_worlds
@@ -150,6 +150,9 @@ class Retriever(Stage):
             and names_something(name)
             and not literal_entities(store, name, worlds)
             and not situated(question, name)  # "I live in Faro, could you post ...?"
+            # nor a word of the client's situation or of grammar ("quanto fica a cada um?"
+            # parsed "cada" as a thing the chat lacks: the sixty-fourth round)
+            and not says_no_thing(name)
             # a day is when, not what: "can I come on a sunday to work on my stuff?" said it
             # had nothing about "sunday" (the thirty-ninth round)
             and not all(is_time_word(w) for w in name.split())
@@ -195,9 +198,11 @@ class Retriever(Stage):
                 )
             )
             # the one word left, when it names a thing: not "закрываетесь" (are you closing),
-            # nor a day ("can I come on a sunday to work on my stuff?")
+            # nor a day ("can I come on a sunday to work on my stuff?"), nor a word the quote's
+            # own list never says back ("quanto fica a cada um?" said "nothing about cada":
+            # the sixty-fourth round)
             one = names and len(names.split()) == 1 and not is_time_word(names)
-            if not said and one and names_a_thing(names.lower()):
+            if not said and one and names_a_thing(names.lower()) and not says_no_thing(names):
                 said = [names]
             support = Support(lang=lang, quote=quote, unknown=said)
             answer = base.model_copy(

@@ -5,12 +5,14 @@ what the chat said about other things stays."""
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from core import durable
 from core.errors import NotFound
+from core.models import TripleIn
 from core.pipeline.erase import name_keys, names_in
 from core.service import Core
 from ontology import Ontology
@@ -154,9 +156,21 @@ async def test_review_items_and_traces_that_cite_it_go_too(
     asked = await core.ask(CHAT, "what is Pedro's phone?")
     assert await core.why(CHAT, asked.trace_id) is not None
     other = await core.ask(CHAT, "how much is a surf lesson?")
+    now = datetime.now(UTC)
+    unsure = TripleIn(
+        subject="surf school",
+        subject_kind="org",
+        predicate="LOCATED_IN",
+        object="Ericeira",
+        object_kind="place",
+    )
+    kept = unsure.model_copy(update={"object": "Peniche"})
+    await core.pool.run(CHAT, lambda s: s.add_pending(unsure, ["2"], now))  # cites message 2
+    await core.pool.run(CHAT, lambda s: s.add_pending(kept, ["3"], now))
     await core.forget_entity(CHAT, "Pedro")
     assert await core.why(CHAT, asked.trace_id) is None
     assert await core.why(CHAT, other.trace_id) is not None
+    assert [p.triple.object for p in await core.pending(CHAT)] == ["Peniche"]
     with sqlite3.connect(tmp_path / "inbound.sqlite3") as db:
         texts = [r[0] for r in db.execute("SELECT text FROM record WHERE kind != 'forget'")]
     assert not [t for t in texts if "Pedro" in t]

@@ -382,3 +382,19 @@ async def test_a_staff_member_named_in_the_other_script_is_no_unknown_name(
     «Ольги»" though Olga wrote the price (the fifty-eighth round's osteopathy clinic)."""
     question = "Сколько сейчас стоит спортивный массаж у Ольги?"
     assert await answered_as_the_bench_asks(use_core, "osteopathy", question)
+
+
+async def test_a_word_of_grammar_the_question_parses_as_a_thing_is_not_said_back(
+    use_core: Core,
+) -> None:
+    """ "quanto fica a cada um?" answered "Ainda não tenho nada sobre cada": the question's
+    parse took "cada" (each) for a thing the chat lacks, past the list of words never said
+    back that the quote's hedge already kept it out by (the sixty-fourth round)."""
+    question = (
+        "somos três colegas do mesmo mestrado e temos todos dúvidas em regressão. dá para ter "
+        "explicação juntos? quanto fica a cada um?"
+    )
+    for text in staff_before("statshelp", question):
+        await use_core.remember("c", author="Inês", text=text)
+    got = await use_core.ask("c", question)
+    assert "cada" not in got.answer.splitlines()[0], got.answer
