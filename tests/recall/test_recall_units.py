@@ -231,3 +231,14 @@ def test_a_title_street_word_or_initial_ends_no_sentence(text: str, expected: in
     parts = sentences(text)
     assert len(parts) == expected, parts
     assert " ".join(parts) == text  # nothing dropped, nothing reordered
+
+
+def test_a_word_read_as_no_author_names_one_who_writes_later() -> None:
+    """names_an_author remembers its answers per word: a new author forgets them, or the
+    first name of someone who writes later would stay a thing ("Инеш" of Inês)."""
+    index = MessageIndex()
+    index.add("m0", "Ana", "bom dia", NOW)
+    assert not index.names_an_author("инеш")
+    index.add("m1", "Inês", "a aula passa para as 18h", NOW)
+    assert index.names_an_author("инеш")
+    assert index.names_an_author("ана")
