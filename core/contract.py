@@ -100,6 +100,10 @@ class CoreApi(Remembers, Protocol):
 
     async def forget_entity(self, chat: str, name: str) -> Forgotten: ...
 
+    async def forget_preview(self, chat: str, name: str) -> Forgotten:
+        """What forget_entity would take, nothing changed; NotFound when nothing names it."""
+        ...
+
     async def finish_forget(self, chat: str, name: str, record_id: str) -> Forgotten:
         """An erase request recorded and not done (a kill), carried out at start."""
         ...

@@ -268,6 +268,12 @@ class Core(Remembers):
         await self._maintenance.rename_with_llm(chat, renamed)
         return done
 
+    async def forget_preview(self, chat: str, name: str) -> Forgotten:
+        """What forget_entity would take, nothing changed (the front-ends' confirmation)."""
+        if not self.has_chat(chat):  # asking must not create the chat
+            raise NotFound(name)
+        return await self._history.erase_preview(chat, name)
+
     async def finish_forget(self, chat: str, name: str, record_id: str) -> Forgotten:
         """An erase request a kill left unfinished, carried out at the next start."""
         done, renamed = await self._history.finish_forget(chat, name, record_id)

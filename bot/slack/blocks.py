@@ -15,7 +15,7 @@ from typing import Any
 
 from bot.splitting import split_text as split_pieces
 from bot.texts import t
-from core.models import Answer, PendingFact
+from core.models import Answer, Forgotten, PendingFact
 
 Block = dict[str, Any]
 Message = tuple[str, list[Block] | None]  # (text, blocks) of one chat message
@@ -204,11 +204,19 @@ def parse_review_value(value: str) -> tuple[str, str]:
     return str(data["id"]), str(data.get("lang", "en"))
 
 
-def forget_blocks(name: str | None, lang: str) -> list[Block]:
+def forget_blocks(name: str | None, lang: str, would: Forgotten | None = None) -> list[Block]:
+    """The confirmation; `would` is what forgetting the name takes (Core.forget_preview)."""
+    gone = would or Forgotten()
     question = (
         t("slack.forget_confirm_all", lang)
         if name is None
-        else t("slack.forget_confirm_entity", lang, name=escape(name))
+        else t(
+            "slack.forget_confirm_entity",
+            lang,
+            name=escape(name),
+            count=gone.facts,
+            messages=gone.messages,
+        )
     )
     return [
         *sections(question),

@@ -136,7 +136,14 @@ async def _forget(inv: Invocation) -> None:
         # button value holds at most 2,000 characters (Slack answers 400 beyond)
         await inv.private(t("slack.no_facts_about", inv.lang, name=escape(name)))
         return
-    blocks = forget_blocks(name, inv.lang)
+    would = None
+    if name is not None:  # what it would take, or that nothing here names it
+        try:
+            would = await inv.core.forget_preview(inv.chat, name)
+        except NotFound:
+            await inv.private(t("slack.no_facts_about", inv.lang, name=escape(name)))
+            return
+    blocks = forget_blocks(name, inv.lang, would)
     question = "\n".join(b["text"]["text"] for b in blocks if b["type"] == "section")
     await inv.private(question, blocks)
 

@@ -129,7 +129,13 @@ async def cmd_facts(
 
 
 async def cmd_forget(
-    message: Message, command: CommandObject, bot: Bot, lang: str, confirmations: Confirmations
+    message: Message,
+    command: CommandObject,
+    bot: Bot,
+    core: CoreApi,
+    chat: str,
+    lang: str,
+    confirmations: Confirmations,
 ) -> None:
     target = (command.args or "").strip()
     if not target or message.from_user is None:
@@ -139,15 +145,24 @@ async def cmd_forget(
     if everything and is_group(message) and not await _may_forget_all(message, bot):
         await send_long(message, t("telegram.admins_only", lang))
         return
+    question = t("telegram.forget_confirm_all", lang)
+    if not everything:  # what it would take, or that nothing here names it
+        try:
+            would = await core.forget_preview(chat, target)
+        except NotFound:
+            await send_long(message, t("telegram.no_facts_about", lang, name=target))
+            return
+        question = t(
+            "telegram.forget_confirm_entity",
+            lang,
+            name=target,
+            count=would.facts,
+            messages=would.messages,
+        )
     token = confirmations.add(
         chat_id=message.chat.id,
         user_id=message.from_user.id,
         entity=None if everything else target,
-    )
-    question = (
-        t("telegram.forget_confirm_all", lang)
-        if everything
-        else t("telegram.forget_confirm_entity", lang, name=target)
     )
     await message.reply(escape(question), reply_markup=forget_keyboard(token, lang))
 

@@ -136,6 +136,20 @@ class History(Ingest):
         )
         return await self.finish_forget(chat, name, forget_id)
 
+    async def erase_preview(self, chat: str, name: str) -> Forgotten:
+        """What forgetting the name would take (nothing is changed), for the confirmation a
+        front-end asks for; NotFound when nothing in the chat names it."""
+
+        def run(store: GraphStore) -> Forgotten:
+            found = erase.plan(store, self.names(store), name)
+            if not found:
+                raise NotFound(name)
+            ids = list(found.entity_ids)
+            facts = len(store.facts(ids, history=True, limit=1 << 30)) if ids else 0
+            return Forgotten(facts=facts, messages=len(found.message_ids))
+
+        return await self.pool.run(chat, run)
+
     async def finish_forget(
         self, chat: str, name: str, record_id: str
     ) -> tuple[Forgotten, list[str]]:

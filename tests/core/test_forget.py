@@ -51,7 +51,10 @@ async def test_forgetting_a_name_takes_the_messages_that_say_it(
 ) -> None:
     core = make_core(tmp_path, ontology)
     await told(core)
+    would = await core.forget_preview(CHAT, "Pedro")  # the confirmation's figures
+    assert (await core.stats(CHAT))["messages"] == 5  # a preview changes nothing
     gone = await core.forget_entity(CHAT, "Pedro")
+    assert gone == would
     assert gone.messages == 3
     answer = await core.ask(CHAT, "who is Pedro?")
     for secret in ("2019", "912", "tides"):

@@ -49,8 +49,11 @@ async def entity_names(core: Any, chat: str) -> set[str]:
 async def test_forget_entity_after_confirmation(slack: SlackHttp, core: Any) -> None:
     await slack.final("remember checkout depends on payments")
     await slack.final("remember checkout depends on payments", channel="C2")
+    (unknown,) = await slack.command("forget paymints")  # nothing names it: no button
+    assert "paymints" in unknown["text"] and not unknown.get("blocks")
     (confirm,) = await slack.command("forget payments")
     assert confirm["response_type"] == "ephemeral"
+    assert "1 facts and 1 messages" in confirm["text"]  # what the click would take
     assert "payments" in await entity_names(core, CHAT)  # nothing erased before the click
 
     (forget,) = named(confirm, ACTION_FORGET_CONFIRM)

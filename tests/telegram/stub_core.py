@@ -88,6 +88,9 @@ class StubCore(Remembers):
     async def forget_entity(self, chat: str, name: str) -> Forgotten:
         self._unscripted("forget_entity", chat, name)
 
+    async def forget_preview(self, chat: str, name: str) -> Forgotten:
+        self._unscripted("forget_preview", chat, name)
+
     async def finish_forget(self, chat: str, name: str, record_id: str) -> Forgotten:
         self._unscripted("finish_forget", chat, name)
 

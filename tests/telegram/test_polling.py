@@ -137,9 +137,14 @@ async def test_forget_entity_asks_first_and_only_the_asker_decides(
     await tell(fake_api, 1, *STATEMENTS)
     await replies(fake_api, 1, 3)
 
+    fake_api.send_text(1, "/forget paymints")  # nothing here names it: no question asked
+    assert 'nothing about "paymints"' in (await replies(fake_api, 1, 4))[-1]
+    assert not [c for c in fake_api.of("sendMessage") if _has_buttons(c)]
+
     fake_api.send_text(1, "/forget payments")
     confirm = (await fake_api.wait_for("sendMessage", _has_buttons, count=1))[-1]
-    assert "payments" in confirm.visible_text
+    # what it would take: both facts about payments, and the two messages that name it
+    assert '"payments" in this chat: 2 facts and 2 messages' in confirm.visible_text
     yes, cancel = _buttons(confirm)
     fake_api.press(confirm, cancel)
     edited = await fake_api.wait_for("editMessageText")
@@ -153,7 +158,7 @@ async def test_forget_entity_asks_first_and_only_the_asker_decides(
     edited = await fake_api.wait_for("editMessageText", count=2)
     assert 'Forgotten: "payments"' in edited[-1].visible_text
     fake_api.send_text(1, "/facts payments")
-    assert 'nothing about "payments"' in (await replies(fake_api, 1, 6))[-1]
+    assert 'nothing about "payments"' in (await replies(fake_api, 1, 7))[-1]
     # Pressing an already used button only says it expired.
     fake_api.press(confirm, yes)
     answers = await fake_api.wait_for("answerCallbackQuery", count=3)
