@@ -15,7 +15,7 @@ from core.models import IncomingMessage
 
 HELP = """Type a statement to remember it ("checkout depends on payments"),
 or a question to ask ("which policy applies to checkout?").
-Commands: /why  /facts [entity]  /forget <entity|all>  /worlds  /review  /approve N  /reject N
+Commands: /why  /facts [entity]  /forget <name|all>  /worlds  /review  /approve N  /reject N
           /help  /quit"""
 
 
