@@ -44,13 +44,13 @@ async def on_forget(
         await message.edit_text(escape(t("telegram.forget_cancelled", lang)))
         await query.answer()
         return
+    # Rights may have changed since the question was asked.
+    if message.chat.type in GROUP_TYPES and not await is_admin(
+        bot, message.chat.id, query.from_user.id
+    ):
+        await query.answer(t("telegram.admins_only", lang), show_alert=True)
+        return
     if request.entity is None:
-        # Rights may have changed since the question was asked.
-        if message.chat.type in GROUP_TYPES and not await is_admin(
-            bot, message.chat.id, query.from_user.id
-        ):
-            await query.answer(t("telegram.admins_only", lang), show_alert=True)
-            return
         await core.forget_chat(chat)
         done = t("telegram.forget_done_all", lang)
     else:

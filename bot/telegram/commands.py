@@ -142,7 +142,9 @@ async def cmd_forget(
         await send_long(message, t("telegram.forget_usage", lang))
         return
     everything = target.lower() == "all"
-    if everything and is_group(message) and not await _may_forget_all(message, bot):
+    # in a group, erasing is for its admins: a name takes every message that names it ("/forget
+    # price" from any member, a client among them, emptied a company's answers)
+    if is_group(message) and not await _may_forget(message, bot):
         await send_long(message, t("telegram.admins_only", lang))
         return
     question = t("telegram.forget_confirm_all", lang)
@@ -167,7 +169,7 @@ async def cmd_forget(
     await message.reply(escape(question), reply_markup=forget_keyboard(token, lang))
 
 
-async def _may_forget_all(message: Message, bot: Bot) -> bool:
+async def _may_forget(message: Message, bot: Bot) -> bool:
     if message.sender_chat is not None and message.sender_chat.id == message.chat.id:
         return True  # an anonymous admin posts as the group itself
     assert message.from_user is not None

@@ -165,7 +165,7 @@ async def test_forget_entity_asks_first_and_only_the_asker_decides(
     assert "expired" in answers[-1].params.get("text", "")
 
 
-async def test_forget_all_in_group_is_for_admins(
+async def test_forgetting_in_a_group_is_for_its_admins(
     core: Any, bot_runner: BotRunner, fake_api: FakeBotAPI
 ) -> None:
     await bot_runner.start(core)
@@ -178,12 +178,27 @@ async def test_forget_all_in_group_is_for_admins(
     refused = (await replies(fake_api, group, 1))[-1]
     assert "Only chat admins" in refused
     assert fake_api.of("getChatMember")
+    # a name too: it takes every message that names it
+    fake_api.send_text(group, "/forget payments", **kw, user_id=member)
+    assert "Only chat admins" in (await replies(fake_api, group, 2))[-1]
+    assert await core.facts(chat_key(group), "payments")
 
-    fake_api.send_text(group, "/forget all", **kw, user_id=admin)
+    # an admin asks, and is no admin any more when pressing: refused
+    fake_api.send_text(group, "/forget payments", **kw, user_id=admin)
     confirm = (await fake_api.wait_for("sendMessage", _has_buttons))[-1]
     yes, _ = _buttons(confirm)
-    fake_api.press(confirm, yes, user_id=member)  # a bystander presses: refused
+    fake_api.members[(group, admin)] = "member"
+    fake_api.press(confirm, yes, user_id=admin)
     answer = (await fake_api.wait_for("answerCallbackQuery"))[-1]
+    assert "Only chat admins" in answer.params["text"]
+    assert await core.facts(chat_key(group), "payments")
+    fake_api.members[(group, admin)] = "administrator"
+
+    fake_api.send_text(group, "/forget all", **kw, user_id=admin)
+    confirm = (await fake_api.wait_for("sendMessage", _has_buttons, count=2))[-1]
+    yes, _ = _buttons(confirm)
+    fake_api.press(confirm, yes, user_id=member)  # a bystander presses: refused
+    answer = (await fake_api.wait_for("answerCallbackQuery", count=2))[-1]
     assert "Only the person who asked" in answer.params["text"]
     assert await core.facts(chat_key(group))
 
