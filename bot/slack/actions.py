@@ -14,7 +14,9 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.blocks import (
     ACTION_FORGET_CANCEL,
@@ -26,6 +28,7 @@ from bot.slack.blocks import (
     parse_review_value,
 )
 from bot.slack.commands import review_message
+from bot.slack.people import may_erase
 from bot.texts import LANGUAGES, t
 from core.contract import CoreApi
 from core.errors import NotFound
@@ -39,11 +42,16 @@ class Press:
     core: CoreApi
     chat: str  # where the button was pressed, never from its value
     user: str  # who pressed it
+    channel: str = ""  # Slack's id of where it was pressed
+    client: AsyncWebClient | None = None
 
 
 async def _forget_confirmed(press: Press) -> str:
     core, chat, user = press.core, press.chat, press.user
     name, lang = parse_forget_value(press.action["value"])
+    # rights may have changed since the question was asked
+    if press.client is None or not await may_erase(press.client, press.channel, user):
+        return t("slack.admins_only", lang)
     if name is None:
         await core.forget_chat(chat)
         return t("slack.forgot_all", lang, user=user)
@@ -100,11 +108,14 @@ async def on_button(
     core: CoreApi,
     chat: str,
     user_id: str,
+    client: AsyncWebClient,
+    context: AsyncBoltContext,
 ) -> None:
     """Every button of this module: its answer replaces the message that held the buttons.
     Given `core` and `chat` by the app's `provide` middleware (app.py), `user_id` by Bolt."""
     await ack()
-    answer = await BUTTONS[action["action_id"]](Press(action, core, chat, user_id))
+    press = Press(action, core, chat, user_id, context.channel_id or "", client)
+    answer = await BUTTONS[action["action_id"]](press)
     if isinstance(answer, str):
         await respond(text=answer, replace_original=True)
     else:

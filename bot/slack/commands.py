@@ -29,6 +29,7 @@ from bot.slack.blocks import (
     text_blocks,
 )
 from bot.slack.common import respond_in_pages, with_progress
+from bot.slack.people import may_erase
 from bot.texts import t
 from bot.triples import MalformedTriple, explicit_triple
 from core.errors import NotFound
@@ -43,6 +44,7 @@ class Invocation:
 
     core: CoreApi
     chat: str
+    channel: str  # Slack's id of where it was typed (D...: a direct message)
     user: str
     arg: str
     lang: str
@@ -131,6 +133,9 @@ async def _forget(inv: Invocation) -> None:
     if not inv.arg:
         await inv.private(t("slack.usage_forget", inv.lang, cmd=inv.command))
         return
+    if not await may_erase(inv.client, inv.channel, inv.user):
+        await inv.private(t("slack.admins_only", inv.lang))
+        return
     name = None if inv.arg.lower() == "all" else inv.arg
     if name is not None and len(name) > MAX_FORGET_NAME:  # nothing has such a name, and a
         # button value holds at most 2,000 characters (Slack answers 400 beyond)
@@ -209,6 +214,7 @@ def register_commands(
         inv = Invocation(
             core=core,
             chat=chat,
+            channel=command.get("channel_id") or "",
             user=command["user_id"],
             arg=arg,
             # a command with no words ("/kb worlds") answers in the chat's language

@@ -85,3 +85,22 @@ class PeopleCache:
         """The person's name for people to read: the looked-up name, else `fallback`, else the id."""
         person = await self.lookup(client, user)
         return person.name if person is not None else fallback or user
+
+
+async def may_erase(client: AsyncWebClient, channel: str, user: str) -> bool:
+    """Whether `user` may make the bot forget things where they asked: anyone in a direct
+    message (a channel id starting with D), else only a workspace admin or owner (users.info,
+    asked every time: rights change; a failed lookup refuses). In a channel a name takes every
+    message that names it, so any member, a client in a shared channel among them, could
+    otherwise empty a company's answers ("forget price")."""
+    if channel.startswith("D"):
+        return True
+    try:
+        async with asyncio.timeout(LOOKUP_TIMEOUT_S):
+            resp = await client.users_info(user=user)
+    except Exception as exc:
+        reason = exc.response.get("error") if isinstance(exc, SlackApiError) else None
+        log.warning("slack: users.info failed, erasing refused: %s", reason or type(exc).__name__)
+        return False
+    who = resp.get("user") or {}
+    return bool(who.get("is_admin") or who.get("is_owner") or who.get("is_primary_owner"))

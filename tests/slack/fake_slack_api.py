@@ -79,10 +79,18 @@ class FakeSlack:
 
     # -- test controls
 
-    def add_user(self, user_id: str, real_name: str, display_name: str = "") -> None:
-        """Someone users.info knows (anyone else is user_not_found)."""
+    def add_user(
+        self, user_id: str, real_name: str, display_name: str = "", *, admin: bool = False
+    ) -> None:
+        """Someone users.info knows (anyone else is user_not_found); `admin`: a workspace
+        admin (users.info's is_admin)."""
         profile = {"real_name": real_name, "display_name": display_name}
-        self.users[user_id] = {"id": user_id, "name": user_id.lower(), "profile": profile}
+        self.users[user_id] = {
+            "id": user_id,
+            "name": user_id.lower(),
+            "profile": profile,
+            "is_admin": admin,
+        }
 
     def fail_next(self, method: str, status: int = 429) -> None:
         """Answer the next call of `method` with `status` (429 with Retry-After: 0)."""

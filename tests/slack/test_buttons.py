@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.slack.blocks import (
     ACTION_FORGET_CANCEL,
     ACTION_FORGET_CONFIRM,
@@ -12,8 +14,15 @@ from bot.slack.blocks import (
 )
 from core.models import TripleIn
 from tests.slack.conftest import SlackHttp, all_text, buttons
+from tests.slack.fake_slack_api import FakeSlack
 
 CHAT = "slack:T1:C1"
+
+
+@pytest.fixture(autouse=True)
+def admin(fake_slack: FakeSlack) -> None:
+    """U1, who types the commands here, is a workspace admin (may erase in a channel)."""
+    fake_slack.add_user("U1", "Alice", admin=True)
 
 
 def press(button: dict[str, Any]) -> dict[str, Any]:
@@ -133,3 +142,29 @@ async def test_review_approve_and_reject(slack: SlackHttp, core: Any) -> None:
 
     (again,) = await slack.action(press(remaining[0]))  # a stale button: already reviewed
     assert "already" in all_text(again)
+
+
+async def test_in_a_channel_only_a_workspace_admin_erases(
+    slack: SlackHttp, core: Any, fake_slack: FakeSlack
+) -> None:
+    """A member (a client in a shared channel among them) cannot make the bot forget; in a
+    direct message anyone can; an admin who lost the right before pressing is refused."""
+    fake_slack.add_user("U2", "Bob")
+    await slack.final("remember checkout depends on payments")
+    for what in ("forget payments", "forget all"):
+        (refused,) = await slack.command(what, user="U2")
+        assert "Only workspace admins" in refused["text"] and not refused.get("blocks")
+    assert "payments" in await entity_names(core, CHAT)
+
+    (confirm,) = await slack.command("forget payments")  # U1, an admin, asks ...
+    fake_slack.add_user("U1", "Alice", admin=False)  # ... and is one no more
+    (forget,) = named(confirm, ACTION_FORGET_CONFIRM)
+    (done,) = await slack.action(press(forget))
+    assert "Only workspace admins" in done["text"]
+    assert "payments" in await entity_names(core, CHAT)
+
+    await slack.final("remember checkout depends on payments", channel="D9", user="U2")
+    (confirm,) = await slack.command("forget payments", channel="D9", user="U2")
+    (forget,) = named(confirm, ACTION_FORGET_CONFIRM)
+    await slack.action(press(forget), channel="D9", user="U2")
+    assert "payments" not in await entity_names(core, "slack:T1:D9")
