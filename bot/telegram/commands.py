@@ -142,8 +142,8 @@ async def cmd_forget(
         await send_long(message, t("telegram.forget_usage", lang))
         return
     everything = target.lower() == "all"
-    # in a group, erasing is for its admins: a name takes every message that names it ("/forget
-    # price" from any member, a client among them, emptied a company's answers)
+    # in a group, erasing is for its admins: a name takes every message that names it, so any
+    # member, a client among them, could empty a company's answers with "/forget price"
     if is_group(message) and not await _may_forget(message, bot):
         await send_long(message, t("telegram.admins_only", lang))
         return
