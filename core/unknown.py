@@ -299,6 +299,11 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # than a normal car")
     "girlfriend boyfriend partner namorada namorado probably provavelmente наверное normal flying "
     "normais each cada каждый каждая каждое super "
+    # an order or an amount, not a thing (the sixty-third and sixty-fourth rounds: "where do
+    # we meet? it's our first class" said it had nothing about "first"; "a couple of weeks",
+    # "do I pay less tax")
+    "first primeiro primeira primeiros primeiras первый первая первое первые couple less "
+    "fewer "
     # possible, ready, a gift (the twenty-eighth round: "framed by friday ... possible?",
     # "пока рамка будет готова", "выгравировать имя ... это подарок")
     "possible possível possivel ready pronto pronta готовый готов готова подарок "
