@@ -36,6 +36,7 @@ from core.models import (
     TripleIn,
     WorldInfo,
 )
+from core.pipeline import erase
 from core.pipeline.answer import Answerer
 from core.pipeline.bulk import BulkIngest
 from core.pipeline.context import Context
@@ -242,19 +243,13 @@ class Core(Remembers):
         body = await self.pool.run(chat, run)
         return Trace.model_validate_json(body) if body else None
 
-    def _entity_ids(self, store: GraphStore, name: str) -> list[str]:
-        """The entities a name means in any world: its exact name first, else its lemma (so
-        /forget of one of two lemma twins named exactly never deletes the other)."""
-        worlds = {ent.world for ent in store.entities.values()}
-        return list(self._ingest.names(store).find(worlds, name, levels="el").ids)
-
     async def facts(
         self, chat: str, entity: str | None = None, *, limit: int = 50, history: bool = False
     ) -> list[FactView]:
         def run(store: GraphStore) -> list[FactView]:
             ids = None
             if entity:
-                ids = list(dict.fromkeys(self._entity_ids(store, entity)))
+                ids = list(erase.named(store, self._ingest.names(store), entity))
                 if not ids:
                     raise NotFound(entity)
             return store.facts(ids, history=history, limit=limit)

@@ -67,10 +67,17 @@ def names_in(text: str, keys: Iterable[tuple[str, ...]]) -> bool:
     return False
 
 
+def named(store: GraphStore, names: NameIndex, name: str) -> tuple[str, ...]:
+    """The entities a name means in any world: its exact name first, else its lemma (so
+    /forget of one of two lemma twins named exactly never deletes the other); what /facts
+    lists and /forget erases."""
+    worlds = {ent.world for ent in store.entities.values()}
+    return tuple(dict.fromkeys(names.find(worlds, name, levels="el").ids))
+
+
 def plan(store: GraphStore, names: NameIndex, name: str) -> ErasePlan:
     """What forgetting `name` takes away from this chat now (nothing is changed)."""
-    worlds = {ent.world for ent in store.entities.values()}
-    ids = tuple(dict.fromkeys(names.find(worlds, name, levels="el").ids))
+    ids = named(store, names, name)
     said = [name]
     for eid in ids:
         ent = store.entities[eid]
