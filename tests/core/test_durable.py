@@ -27,9 +27,13 @@ from ontology import Ontology
 CHAT = "telegram:42"
 
 
-def make_core(data: Path, ontology: Ontology, **config: Any) -> Core:
+def make_core(
+    data: Path, ontology: Ontology, *, idle_checkpoint_s: float = 2.0, **config: Any
+) -> Core:
     emb = HashEmbedder()
-    pool = StorePool(data, dim=emb.dim, model_name=emb.model_name)
+    pool = StorePool(
+        data, dim=emb.dim, model_name=emb.model_name, idle_checkpoint_s=idle_checkpoint_s
+    )
     log = SqliteInboundLog(data / "inbound.sqlite3")
     return Core(
         pool=pool, embedder=emb, ontology=ontology, config=CoreConfig(**config), inbound=log

@@ -16,6 +16,7 @@ from core.models import TripleIn
 from core.pipeline.erase import name_keys, names_in
 from core.service import Core
 from ontology import Ontology
+from tests.conftest import pool_of
 from tests.core.test_durable import CHAT, make_core
 
 SURF = [
@@ -122,18 +123,8 @@ async def test_an_erase_a_kill_cut_short_is_finished_at_the_next_start(
 async def test_the_bytes_of_what_was_forgotten_leave_the_files(
     tmp_path: Path, ontology: Ontology
 ) -> None:
-    from core.embedding import HashEmbedder
-    from core.store.inbound_log import SqliteInboundLog
-    from core.store.pool import StorePool
-
-    emb = HashEmbedder()
-    pool = StorePool(tmp_path, dim=emb.dim, model_name=emb.model_name, idle_checkpoint_s=0.05)
-    core = Core(
-        pool=pool,
-        embedder=emb,
-        ontology=ontology,
-        inbound=SqliteInboundLog(tmp_path / "inbound.sqlite3"),
-    )
+    core = make_core(tmp_path, ontology, idle_checkpoint_s=0.05)  # quiet soon: compacted
+    pool = pool_of(core)
     secret = "Zorbanek's phone is 919-282-737"
     await told(core, [*SURF, ("9", secret)])
     await pool.settled()
