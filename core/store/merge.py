@@ -14,9 +14,10 @@ import numpy as np
 import numpy.typing as npt
 
 from core.models import FactStatus
+from core.rows import EntityRow
 from core.store.active_graph import ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
-from core.store.messages import MessageLog
+from core.store.merge_staged import StagedMerger, _repoint
 from core.store.staging import FACT_COLUMNS
 
 _FACT_COLUMNS = tuple(c for c in FACT_COLUMNS if c != "chat")  # the chat's tag is $chat
@@ -32,28 +33,7 @@ _FACT_BETWEEN = (
 )
 
 
-def _repoint(graph: ActiveGraph, old: str, new: str, row_of: Mapping[str, int]) -> None:
-    """The graph after a unified entity's facts and mentions were copied onto the entity it
-    joins and it was deleted (merge_worlds): the same fact ids, other end points."""
-    for fact in list(graph.out.pop(old, {}).values()):
-        graph.inn.get(fact.dst, {}).pop(fact.id, None)
-        fact.src, fact.edge = new, None
-        if fact.dst == old:  # a fact from the entity to itself
-            fact.dst = new
-        graph.out.setdefault(new, {})[fact.id] = fact
-        graph.inn.setdefault(fact.dst, {})[fact.id] = fact
-    for fact in list(graph.inn.pop(old, {}).values()):
-        graph.out.get(fact.src, {}).pop(fact.id, None)
-        fact.dst, fact.edge = new, None
-        graph.out.setdefault(fact.src, {})[fact.id] = fact
-        graph.inn.setdefault(new, {})[fact.id] = fact
-    graph.touching.setdefault(new, {}).update(graph.touching.pop(old, {}))
-    said = {**graph.mentions.get(new, {}), **graph.mentions.pop(old, {})}
-    if said:  # oldest message first, as a reload orders them
-        graph.mentions[new] = dict.fromkeys(sorted(said, key=lambda m: row_of.get(m, len(row_of))))
-
-
-class WorldMerger(MessageLog):
+class WorldMerger(StagedMerger):
     _joined: set[str]  # entities merges and moves joined, folded again once committed
     _joined_at: datetime
 
@@ -86,6 +66,9 @@ class WorldMerger(MessageLog):
             and self.by_key[(dst, ent.key)] != ent.id
         }
         moved = [e for e in self.entities.values() if e.world == src and e.id not in unify]
+        if self._merge_staged(src, dst, centroid, unify, moved):  # born in this batch
+            self._reindex_merged(src, dst, unify, moved)
+            return {"unified": len(unify), "moved_entities": len(moved)}
         # The in-memory graph follows every statement below in place (facts change world,
         # a unified entity's facts and mentions move to the entity it joins, duplicates fold,
         # see _consolidate) instead of being dropped and reloaded from the whole FACT table:
@@ -156,6 +139,14 @@ class WorldMerger(MessageLog):
                     self.upsert_world(w)
             self.upsert_world(a)
             self.upsert_world(b)
+        self._reindex_merged(src, dst, unify, moved)
+        self.refresh_world_stats()
+        return {"unified": len(unify), "moved_entities": len(moved)}
+
+    def _reindex_merged(
+        self, src: str, dst: str, unify: Mapping[str, str], moved: list[EntityRow]
+    ) -> None:
+        """The entity indexes after a merge: unified entities gone, moved ones in dst."""
         self._unindex_entities(unify)
         for ent in moved:
             ent.world = dst
@@ -166,11 +157,6 @@ class WorldMerger(MessageLog):
             self._reindex_names({*unify.values(), *(e.id for e in moved)})
         if self.last_world == src:
             self.last_world = dst
-        self.refresh_world_stats()
-        return {
-            "unified": len(unify),
-            "moved_entities": len(moved),
-        }
 
     @contextmanager
     def _graph_kept(self) -> Iterator[ActiveGraph | None]:

@@ -256,7 +256,10 @@ class WorldMover(HistoryWriter):
         if not ids:
             return 0, 0
         with self._graph_kept() as graph, self.transaction():  # the fold keeps it in step
-            return self._consolidate(ids, now, graph)
+            folded, closed = self._consolidate(ids, now, graph)
+            if folded or closed:  # the worlds' counts of active facts, read after the merge
+                self.refresh_world_stats()
+        return folded, closed
 
     def _reindex_moved(
         self, dst: str, moved: list[str], copies: list[PlannedEntity], orphans: list[str]

@@ -161,6 +161,9 @@ class Staging:
     replies: list[dict[str, Any]] = field(default_factory=list)  # (rid, id, p): reply Records
     worlds: dict[str, WorldRow] = field(default_factory=dict)
     meta: dict[str, str] = field(default_factory=dict)  # the chat's meta records, by key
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # entity id -> its aliases
+    # worlds born since the rows were last written: all they hold is here (merge_staged.py)
+    fresh: set[str] = field(default_factory=set)
     # for the whole batch: its messages (their mentions are new) and the mentions written
     batch_messages: set[str] = field(default_factory=set)
     mentioned: set[tuple[str, str]] = field(default_factory=set)
@@ -178,6 +181,7 @@ class Staging:
                 self.replies,
                 self.worlds,
                 self.meta,
+                self.aliases,
             )
         )
 
@@ -185,7 +189,8 @@ class Staging:
         self.messages, self.entities, self.pending, self.replies = [], [], [], []
         self.facts, self.reconfirmed, self.superseded = {}, {}, {}
         self.mentioned.update(self.mentions)
-        self.mentions, self.worlds, self.meta = {}, {}, {}
+        self.mentions, self.worlds, self.meta, self.aliases = {}, {}, {}, {}
+        self.fresh = set()
 
     def mention(self, message_id: str, entity_id: str) -> bool:
         """Stage a mention by a message of this batch; False for an older message (its
@@ -238,6 +243,8 @@ class StagedWrites(ChatSchema):
 
     def _put_world(self, world: WorldRow) -> None:
         if self._staged is not None:  # written once per batch, as it is then
+            if world.id not in self.worlds:
+                self._staged.fresh.add(world.id)
             self._staged.worlds[world.id] = world
         else:
             super()._put_world(world)
@@ -282,6 +289,11 @@ class StagedWrites(ChatSchema):
         for query, rows in ((_MESSAGES, st.messages), (_ENTITIES, st.entities)):
             if rows:
                 self._exec(query, {"t": node_table(rows)})
+        for eid, aliases in st.aliases.items():  # names of entities a staged merge unified
+            self._exec(
+                "MATCH (n:Entity {uid: $u}) WHERE n.chat = $chat SET n.aliases = $a",
+                {"u": self._u(eid), "a": aliases},
+            )
         if st.facts:
             if copy:
                 self._copy_facts(list(st.facts.values()))
