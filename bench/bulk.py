@@ -21,6 +21,7 @@ import random
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -109,10 +110,29 @@ def bot_env(data_dir: Path) -> dict[str, str]:
     return env
 
 
+def tree_rss_mb(pid: int) -> float:
+    """The resident memory of a process and all its descendants, summed (an import embeds in
+    a child process of its own, core/embedding/process.py; the kernel's ru_maxrss is of one)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue  # exited meanwhile
+    return total
+
+
 def run_cli(
     args: list[str], data_dir: Path, stdout: Path | None = None
 ) -> tuple[float, float, str]:
-    """(wall s, peak RSS MB, stderr) of `python -m bot ARGS` in a child process."""
+    """(wall s, peak RSS MB of the bot's processes together, stderr) of `python -m bot ARGS`
+    in a child process; the RSS sampled every 20 ms, or the kernel's peak of the largest
+    process if that is higher."""
     out = stdout.open("wb") if stdout else subprocess.DEVNULL
     t0 = time.perf_counter()
     proc = subprocess.Popen(
@@ -122,8 +142,21 @@ def run_cli(
         stdout=out,
         stderr=subprocess.PIPE,
     )
+    peak = [0.0]
+    running = threading.Event()
+    running.set()
+
+    def sample() -> None:
+        while running.is_set():
+            peak[0] = max(peak[0], tree_rss_mb(proc.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     assert proc.stderr is not None
     err = proc.stderr.read().decode(errors="replace")
+    running.clear()
+    sampler.join()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -131,7 +164,7 @@ def run_cli(
         out.close()  # type: ignore[union-attr]
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"bot {args[0]} failed ({proc.returncode}): {err[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, err
+    return wall, max(peak[0], usage.ru_maxrss / 1024), err
 
 
 def embedded_texts(label: str, lines: list[str]) -> list[str]:

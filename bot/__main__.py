@@ -76,7 +76,17 @@ async def _main(args: argparse.Namespace) -> int:
         moved = reshard(settings.storage.data_dir, args.shards)
         print(f"{moved} chats moved into {args.shards} shards: set GRAPHMEM_SHARDS={args.shards}")
         return 0
-    core = build_core(settings)
+    embedder = None
+    if args.command == "ingest":  # a bulk import embeds in a process of its own (GIL)
+        from functools import partial
+
+        from bot.embedders import embedder_for
+        from core.embedding.process import ProcessEmbedder
+
+        embedder = ProcessEmbedder(
+            partial(embedder_for, settings.embedding, settings.storage.data_dir)
+        )
+    core = build_core(settings, embedder=embedder)
     try:
         if args.command in ("console", "ingest"):
             from core.durable import recover
@@ -122,6 +132,8 @@ async def _main(args: argparse.Namespace) -> int:
             return 0
     finally:
         await core.close()
+        if embedder is not None:
+            embedder.close()
     return 2
 
 

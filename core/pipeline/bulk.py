@@ -16,6 +16,7 @@ import's time (docs/performance.md, "Many chats at once").
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -106,6 +107,7 @@ class _Turns:
 class _Turn:
     turns: _Turns
     number: int
+    done: bool = False
 
     async def __aenter__(self) -> None:
         async with self.turns.changed:
@@ -114,7 +116,14 @@ class _Turn:
     async def __aexit__(self, *exc: object) -> None:
         async with self.turns.changed:
             self.turns.served += 1
+            self.done = True
             self.turns.changed.notify_all()
+
+    async def pass_on(self) -> None:
+        """Let the calls after this one have their turn, if this one has not taken it."""
+        if not self.done:
+            async with self:
+                pass
 
 
 class BulkIngest(Ingest):
@@ -123,6 +132,7 @@ class BulkIngest(Ingest):
         self._names = RouteVectors(limit=16384)  # names' vectors of recent batches
         self._unreleased: dict[str, int] = {}  # lines written per chat since its last release
         self._turns: dict[str, _Turns] = {}  # the order of each chat's calls
+        self._embed_turns: dict[str, _Turns] = {}  # the order in which they embed
 
     async def remember_many(
         self, chat: str, items: Sequence[ImportItem]
@@ -134,25 +144,34 @@ class BulkIngest(Ingest):
         batch is written (bot/cli.py keeps one batch ahead; measured in the commit that made
         it). The names' vectors are looked up in the chat only when the batch's turn comes."""
         turn = self._turns.setdefault(chat, _Turns()).take()
+        embed_turn = self._embed_turns.setdefault(chat, _Turns()).take()
         try:
             out, ready = self._check_all(items)
             names: dict[str, Vector] = {}
             if self.llm is None and ready:  # with an LLM, messages go one by one in turn
-                names = await self._prepare(chat, ready)
+                names = await self._prepare(chat, ready, embed_turn)
+            await embed_turn.pass_on()  # the calls after this one wait for it
         except BaseException:
+            await embed_turn.pass_on()
             async with turn:  # the calls made after this one still wait for it
                 raise
         async with turn:
             return await self._write_in_turn(chat, items, out, ready, names)
 
-    async def _prepare(self, chat: str, ready: list[_Line]) -> dict[str, Vector]:
+    async def _prepare(
+        self, chat: str, ready: list[_Line], embed_turn: _Turn | None = None
+    ) -> dict[str, Vector]:
         """Record the lines durably (done once written, core/durable.py, issue 12) and embed
-        them; returns the names' vectors."""
+        them; returns the names' vectors. A chat's calls embed in the order they were made:
+        when the next batch's embedding interleaved with this one's, the first batch of an
+        import waited for both (1.7 s instead of ~0.9 s before the first write, 10,000 facts
+        through `python -m bot ingest`, 2026-12-07)."""
         done = await durable.begin_many(self.inbound, [_record(chat, x) for x in ready])
         for line in ready:
             line.settled = line.msg_id in done
-        await self._embed_messages(ready)
-        return await self._embed_names(ready)
+        async with embed_turn or contextlib.nullcontext():
+            await self._embed_messages(ready)
+            return await self._embed_names(ready)
 
     def _check_all(
         self, items: Sequence[ImportItem]

@@ -57,7 +57,7 @@ def test_model_hub_probe_answers_without_waiting() -> None:
     """No route to the hub means the offline model at once, not fastembed's ~40 s of retries."""
     import socket
 
-    from bot.app import model_hub_reachable
+    from bot.embedders import model_hub_reachable
 
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
@@ -87,8 +87,8 @@ def test_nothing_in_fastembeds_cache_means_use_without_importing_fastembed(
     assert not fastembed_cache_is_empty(str(cache))
     (cache / "models--x").rmdir()
     code = (
-        "import sys; import bot.app as a; from bot.settings import Settings; "
-        "a.model_hub_reachable = lambda *_, **__: False; e = a.build_embedder(Settings()); "
+        "import sys; import bot.app as a, bot.embedders as m; from bot.settings import Settings; "
+        "m.model_hub_reachable = lambda *_, **__: False; e = a.build_embedder(Settings()); "
         "print(type(e).__name__, 'fastembed' in sys.modules, 'onnxruntime' in sys.modules)"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EMBEDDING_", "GRAPHMEM_"))}
