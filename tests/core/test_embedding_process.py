@@ -1,8 +1,10 @@
-"""The embedder `python -m bot ingest` runs in a child process (core/embedding/process.py):
-the vectors the model gives in this process, and a child that fails is an error, not a hang."""
+"""The embedder `python -m bot ingest` moves to a child process once it has much to embed
+(core/embedding/process.py): the vectors the model gives in this process, a child that fails
+is an error, not a hang, and one that cannot start leaves the embedding where it was."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 from functools import partial
@@ -11,7 +13,7 @@ import numpy as np
 import pytest
 
 from core.embedding import HashEmbedder
-from core.embedding.process import EmbeddingProcessError, ProcessEmbedder
+from core.embedding.process import EmbeddingProcessError, OffloadingEmbedder, ProcessEmbedder
 
 TEXTS = ["checkout depends on payments", "o billing depende do ledger", "сервис billing", "ok"]
 
@@ -48,3 +50,49 @@ def test_a_child_that_dies_fails_the_call_instead_of_hanging_it() -> None:
             child.embed(TEXTS)
     finally:
         child.close()
+
+
+def _wait_offloaded(emb: OffloadingEmbedder) -> None:
+    assert emb._starting is not None
+    emb._starting.join(60)
+
+
+def test_an_import_with_little_to_embed_keeps_its_model_here() -> None:
+    emb = OffloadingEmbedder(HashEmbedder(dim=64), partial(HashEmbedder, dim=64), after=100)
+    try:
+        got = emb.embed(TEXTS * 10)  # 40 texts
+        assert emb._starting is None and not emb.offloaded
+        assert np.array_equal(got, HashEmbedder(dim=64).embed(TEXTS * 10))
+    finally:
+        emb.close()
+
+
+def test_past_the_threshold_the_embedding_moves_to_a_child_with_the_same_vectors() -> None:
+    here = HashEmbedder(dim=64)
+    emb = OffloadingEmbedder(HashEmbedder(dim=64), partial(HashEmbedder, dim=64), after=8)
+    try:
+        before = emb.embed(TEXTS * 2)  # 8 texts: the child starts
+        _wait_offloaded(emb)
+        assert emb.offloaded and emb._local is None  # this process's model let go
+        assert np.array_equal(before, here.embed(TEXTS * 2))
+        assert np.array_equal(emb.embed(TEXTS), here.embed(TEXTS))
+        assert (emb.dim, emb.model_name) == (here.dim, here.model_name)
+    finally:
+        emb.close()
+    assert emb._child is not None and emb._child._proc.poll() is not None  # stopped
+
+
+def test_a_child_that_cannot_start_leaves_the_embedding_here(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    here = HashEmbedder(dim=64)
+    emb = OffloadingEmbedder(HashEmbedder(dim=64), _broken, after=1)
+    try:
+        with caplog.at_level(logging.WARNING, logger="core.embedding.process"):
+            emb.embed(TEXTS)
+            _wait_offloaded(emb)
+        assert not emb.offloaded
+        assert "weights unreadable" in caplog.text
+        assert np.array_equal(emb.embed(TEXTS), here.embed(TEXTS))
+    finally:
+        emb.close()
