@@ -56,7 +56,6 @@ class WorldMerger(StagedMerger):
         without an identifier whose name dst already knows is unified with dst's entity: its
         facts and mentions are re-attached (Kùzu cannot re-point an edge: copy, then delete),
         its name becomes an alias. src stays as a row pointing to dst (merged_into)."""
-        a, b = self.worlds[src], self.worlds[dst]
         unify = {
             ent.id: self.by_key[(dst, ent.key)]
             for ent in self.entities.values()
@@ -129,16 +128,7 @@ class WorldMerger(StagedMerger):
                     "MATCH (e:Entity) WHERE e.chat = $chat AND e.uid IN $ids SET e.world = $d",
                     {"ids": self._us(e.id for e in moved), "d": dst},
                 )
-            b.centroid = centroid.astype(np.float32)
-            b.access_count += a.access_count
-            b.last_active = max(a.last_active, b.last_active)
-            a.merged_into = dst
-            for w in self.worlds.values():  # worlds merged into src earlier now point to dst
-                if w.merged_into == src:
-                    w.merged_into = dst
-                    self.upsert_world(w)
-            self.upsert_world(a)
-            self.upsert_world(b)
+            self._point_world(src, dst, centroid)
         self._reindex_merged(src, dst, unify, moved)
         self.refresh_world_stats()
         return {"unified": len(unify), "moved_entities": len(moved)}

@@ -73,23 +73,29 @@ class StagedMerger(MessageLog):
                 row["world"] = dst
         self._fold_staged(st, graph, plan)
         a, b = self.worlds[src], self.worlds[dst]
-        b.centroid = centroid.astype(np.float32)
-        b.access_count += a.access_count
-        b.last_active = max(a.last_active, b.last_active)
         b.messages, b.facts, b.conf_sum = (
             b.messages + a.messages,
             b.facts + a.facts,
             b.conf_sum + a.conf_sum,
         )
         a.messages, a.facts, a.conf_sum = 0, 0, 0.0
+        self._point_world(src, dst, centroid)
+        return True
+
+    def _point_world(self, src: str, dst: str, centroid: npt.NDArray[np.float32]) -> None:
+        """src's record points to dst (and so do the worlds merged into src before), dst takes
+        the merged centroid, src's uses and its latest activity."""
+        a, b = self.worlds[src], self.worlds[dst]
+        b.centroid = centroid.astype(np.float32)
+        b.access_count += a.access_count
+        b.last_active = max(a.last_active, b.last_active)
         a.merged_into = dst
-        for w in self.worlds.values():  # worlds merged into src earlier now point to dst
+        for w in self.worlds.values():
             if w.merged_into == src:
                 w.merged_into = dst
                 self.upsert_world(w)
         self.upsert_world(a)
         self.upsert_world(b)
-        return True
 
     def _unify_staged(self, st: Staging, graph: ActiveGraph, unify: dict[str, str]) -> None:
         """Each unified entity's staged facts and mentions re-pointed to the entity it joins,

@@ -245,3 +245,32 @@ async def test_batches_started_together_are_written_in_the_order_they_were_start
     olga = {(f.object, f.status) for f in facts if f.subject == "Olga"}
     assert olga == {("Acme", "superseded"), ("Globex", "active")}
     assert len(done_first) == 301
+
+
+async def test_a_batch_that_fails_before_writing_does_not_hold_up_the_next(
+    core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chat's batches take turns to embed and to write; one whose durable record fails
+    (here the first call's) gives up both turns, and the batch started after it is written."""
+    import asyncio
+
+    from core import durable
+
+    real = durable.begin_many
+    calls = 0
+
+    async def fails_once(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise OSError("disk full")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(durable, "begin_many", fails_once)
+    first = asyncio.ensure_future(core.remember_many("c", ITEMS[:4]))
+    second = asyncio.ensure_future(core.remember_many("c", ITEMS[4:8]))
+    got = await asyncio.wait_for(asyncio.gather(first, second, return_exceptions=True), 60)
+    assert isinstance(got[0], OSError)
+    assert [outcome(r)[1] for r in got[1]] == [True, False, False, True]  # two refused
+    facts = await core.facts("c", limit=100)
+    assert ("olga", "WORKS_AT", "Globex") in {(f.subject, f.predicate, f.object) for f in facts}
