@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
 # texts an import embeds in this process before it moves its embedding to a child process
 # (core/embedding/process.py): a chat export of 10,000 repetitive messages embeds ~1,200,
 # 10,000 facts ~17,600
-OFFLOAD_AFTER = 1024
+OFFLOAD_AFTER = 2048
 
 
 async def _main(args: argparse.Namespace) -> int:

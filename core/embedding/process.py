@@ -10,7 +10,7 @@ alone 3.4 s; beside one thread running Python 23.0 s; with OpenBLAS held to one 
 4.3 s alone and 128 s beside it. `python -m bot ingest` of bench.bulk's 10,000 facts, beyond
 start-up, after core/store/merge_staged.py (2026-12-07, alternated runs): 13.0 s embedding
 in the process; 9.0-9.4 s with a child from the start; 9.9-10.7 s (median ~10.1) with the
-child started once 1,024 texts were embedded, which is what runs: the start-up of a small
+child started once 1,024 or 2,048 texts were embedded (2,048 runs): the start-up of a small
 import and the memory of an import with little to embed stay as they were (below).
 
 The child is a new interpreter (`python -m core.embedding.process FD`, one BLAS thread, not
