@@ -159,7 +159,9 @@ class OffloadingEmbedder:
     (USE: 165-178 MB measured), and an import with little to embed gains nothing for it:
     bench.bulk's 10,000 chat messages embed 1,207 texts (their texts repeat, their names
     are few) and took the same time with a child, while the process tree's peak RSS rose
-    from 578 to 617-631 MB. 10,000 facts embed ~17,600 (a text and two names each)."""
+    from 578 to 617-631 MB. 10,000 facts embed ~17,600 (a text and two names each). A child
+    that fails later (killed, out of memory) hands the embedding back: the model is loaded
+    here again and the import goes on."""
 
     def __init__(
         self,
@@ -194,7 +196,10 @@ class OffloadingEmbedder:
         if child is None and local is None:  # let go just now: the child is there
             child = self._child
         if child is not None:
-            return child.embed(texts)
+            try:
+                return child.embed(texts)
+            except EmbeddingProcessError as exc:
+                local = self._back_here(child, exc)
         assert local is not None
         out = local.embed(texts)
         with self._lock:
@@ -205,6 +210,19 @@ class OffloadingEmbedder:
                 )
                 self._starting.start()
         return out
+
+    def _back_here(self, child: ProcessEmbedder, exc: EmbeddingProcessError) -> Embedder:
+        """The child failed (killed, out of memory): the model is loaded here again and the
+        embedding stays here, so an import goes on instead of failing its remaining lines."""
+        with self._lock:
+            if self._child is child:
+                log.warning("embedding in this process again: %s", exc)
+                self._local = self._factory()
+                self._child = None
+                child.close()
+            local = self._local
+        assert local is not None
+        return local
 
     def _offload(self) -> None:
         try:

@@ -96,3 +96,24 @@ def test_a_child_that_cannot_start_leaves_the_embedding_here(
         assert np.array_equal(emb.embed(TEXTS), here.embed(TEXTS))
     finally:
         emb.close()
+
+
+def test_a_child_that_dies_after_taking_over_hands_the_embedding_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Killed (out of memory, say) in the middle of an import: the model is loaded here again
+    and the import's next lines are embedded, not failed."""
+    here = HashEmbedder(dim=64)
+    emb = OffloadingEmbedder(HashEmbedder(dim=64), partial(HashEmbedder, dim=64), after=1)
+    try:
+        emb.embed(TEXTS)
+        _wait_offloaded(emb)
+        assert emb._child is not None
+        os.kill(emb._child._proc.pid, signal.SIGKILL)
+        emb._child._proc.wait(10)
+        with caplog.at_level(logging.WARNING, logger="core.embedding.process"):
+            assert np.array_equal(emb.embed(TEXTS), here.embed(TEXTS))
+        assert not emb.offloaded and "embedding in this process again" in caplog.text
+        assert np.array_equal(emb.embed(TEXTS[:2]), here.embed(TEXTS[:2]))
+    finally:
+        emb.close()
