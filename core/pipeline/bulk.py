@@ -50,7 +50,7 @@ EMBED_WORKERS = 1
 # what Kùzu holds for a batch's writes; a checkpoint costs ~0.1-0.3 s). Measured in one process,
 # 4,096 facts: released every 256 lines peak RSS 573 MB and 494 MB after, every 2,048 lines
 # 608 and 597 MB, 62.5 s against 58.0 s
-RELEASE_EVERY = 512  # a batch of bot.cli.IMPORT_BATCH (1,024) lines is released after it
+RELEASE_EVERY = 512  # a batch of bot.cli.IMPORT_BATCH (2,048) lines is released after it
 
 
 @dataclass
