@@ -117,4 +117,4 @@ def build_core(
     )
 
 
-__all__ = ["CoreError", "build_core", "build_embedder", "core_config", "embedder_for"]
+__all__ = ["CoreError", "build_core", "build_embedder", "core_config"]

@@ -23,9 +23,9 @@ MODEL_HUB = "huggingface.co"  # where fastembed downloads the configured model f
 
 @dataclass(frozen=True)
 class EmbeddingChoice:
-    """The embedding settings as plain values: what an import's embedding process is sent
-    (bot.settings imports the core's configuration, the language dictionaries among it:
-    ~30 MB more in that process, measured)."""
+    """The embedding settings as plain values: what an import's embedding process is sent,
+    so that it does not import bot.settings and with it the core's configuration (peak RSS
+    of that process after a batch of 256 texts, USE: 177 MB with the settings, 172 without)."""
 
     backend: str
     model: str
