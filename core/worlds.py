@@ -286,15 +286,20 @@ def question_worlds(
     return [ids[int(i)] for i in order[: max(p.question_worlds, 1)]]
 
 
+def joined_score(cos: Any, n_a: Any, n_b: Any, same: float) -> Any:
+    """What every centroid merge compares with merge_similarity (merge_touched, merge_all,
+    newborn_merges_into, and the regrouping job's split, core.regroup._cut): the cosine of two
+    worlds' centroids over both size factors (plain cosine when `same` is 0). Arrays broadcast."""
+    return cos / (size_factor(n_a, same) * size_factor(n_b, same))
+
+
 def merge_score(store: GraphStore, a: WorldRow, b: WorldRow, p: WorldParams) -> float:
     """Size-aware centroid similarity (plain cosine when pair_prior is 0)."""
     va, vb = store.world_vectors.vector(a.id), store.world_vectors.vector(b.id)
     if va is None or vb is None:
         return -1.0
-    g = size_factor(float(max(a.messages, 1)), p.pair_prior) * size_factor(
-        float(max(b.messages, 1)), p.pair_prior
-    )
-    return float(va @ vb) / float(g)
+    n_a, n_b = float(max(a.messages, 1)), float(max(b.messages, 1))
+    return float(joined_score(float(va @ vb), n_a, n_b, p.pair_prior))
 
 
 def merge_pair(store: GraphStore, a: WorldRow, b: WorldRow, now: datetime) -> str:
@@ -323,8 +328,7 @@ def merge_touched(store: GraphStore, world_id: str, p: WorldParams, now: datetim
     ids = store.world_vectors.ids
     sims = _cosines(store, va)
     n = np.array([store.worlds[i].messages for i in ids], dtype=np.float64)
-    own = size_factor(float(max(w.messages, 1)), p.pair_prior)
-    scores = sims / (size_factor(n, p.pair_prior) * own)
+    scores = joined_score(sims, n, float(max(w.messages, 1)), p.pair_prior)
     scores[ids.index(world_id)] = -np.inf
     best = int(np.argmax(scores))
     if scores[best] > p.merge_similarity and not two_meanings(store, world_id, ids[best]):
@@ -372,7 +376,7 @@ def newborn_merges_into(
     ids = store.world_vectors.ids
     sims = _cosines(store, va)
     n = np.array([store.worlds[i].messages for i in ids], dtype=np.float64)
-    scores = sims / (size_factor(n, p.pair_prior) * size_factor(1.0, p.pair_prior))
+    scores = joined_score(sims, n, 1.0, p.pair_prior)
     best = int(np.argmax(scores))
     if scores[best] <= p.merge_similarity:
         return None
@@ -399,8 +403,7 @@ def merge_all(store: GraphStore, p: WorldParams, now: datetime) -> list[tuple[st
         ids = list(store.world_vectors.ids)
         m = store.world_vectors.matrix.astype(np.float64)
         n = np.array([store.worlds[i].messages for i in ids], dtype=np.float64)
-        g = size_factor(n, p.pair_prior)
-        scores = (m @ m.T) / np.outer(g, g)
+        scores = joined_score(m @ m.T, n[:, None], n[None, :], p.pair_prior)
         np.fill_diagonal(scores, -np.inf)
         i, j = np.unravel_index(int(np.argmax(scores)), scores.shape)
         if scores[i, j] <= p.merge_similarity:

@@ -27,7 +27,7 @@ from core.service import Core
 from core.store.inbound_log import SqliteInboundLog
 from core.store.pool import StorePool
 from core.world_names import distinctive_names
-from core.worlds import REFERENCE, WorldParams, params_for
+from core.worlds import REFERENCE, WorldParams, joined_score, params_for
 from ontology import Ontology
 from tests.worlds.conftest import ManualClock, adaptive_core
 
@@ -465,6 +465,36 @@ def test_a_plan_keeps_apart_what_the_graph_says_are_two_meanings() -> None:
     parted = plan(["w"] * 12, ts, x, p, apart)
     assert len(set(parted)) == 2 and parted[0] != parted[11], parted
     assert len(set(parted[:6])) == 1 and len(set(parted[6:])) == 1, parted
+
+
+def test_the_job_makes_no_cut_the_live_merge_would_join_again() -> None:
+    """Two tight groups of ten messages whose means are close: apart enough for the split's
+    margin, close enough that the live merge (joined_score over the merge similarity) joins
+    them at the next message either takes, after which the job cut them again, run after run
+    (a 10,000-line import: 96 cuts, 96 merges undoing them). With the merge similarity just
+    above their joined score the job cuts them; just below it, it leaves them whole."""
+    rng = np.random.default_rng(5)
+    u, v = rng.normal(size=64), rng.normal(size=64)
+    v = v - (v @ u) / (u @ u) * u
+    u, v = u / np.linalg.norm(u), v / np.linalg.norm(v)
+    rows = []
+    for centre in (u, 0.7 * u + 0.71 * v):  # the groups' centres ~0.7 apart in cosine
+        for _ in range(10):
+            w = centre + 0.25 * rng.normal(size=64) / 8
+            rows.append(w / np.linalg.norm(w))
+    x = np.array(rows)
+    truth = np.array([0] * 10 + [1] * 10)
+    same = 0.3
+    sums, n = _sums(x, truth, 2)
+    unit = sums / np.linalg.norm(sums, axis=1)[:, None]
+    joined = float(joined_score(float(unit[0] @ unit[1]), n[0], n[1], same))
+    p = replace(params_for_gap(), pair_prior=same, job_similarity=0.99, window_s=0.0)
+    p = replace(p, job_spread=_margin(x, truth, same) / 2)  # the split's margin is met
+    ts = np.arange(20, dtype=np.float64) * 3600
+    cut = plan(["w"] * 20, ts, x, replace(p, merge_similarity=joined + 0.01))
+    assert len(set(cut[:10])) == 1 and len(set(cut[10:])) == 1 and cut[0] != cut[10], cut
+    whole = plan(["w"] * 20, ts, x, replace(p, merge_similarity=joined - 0.01))
+    assert len(set(whole)) == 1, whole
 
 
 def params_for_gap() -> WorldParams:
