@@ -17,6 +17,7 @@ from core.models import FactStatus
 from core.rows import EntityRow
 from core.store.active_graph import ActiveGraph, _reconfirm
 from core.store.connection import _naive, _utc
+from core.store.fold import Copy, combined, copies_of, older_values, value_groups
 from core.store.merge_staged import StagedMerger, _repoint
 from core.store.staging import FACT_COLUMNS
 
@@ -202,9 +203,10 @@ class WorldMerger(StagedMerger):
         self, entity_ids: list[str], now: datetime, graph: ActiveGraph | None = None
     ) -> tuple[int, int]:
         """After unification two worlds' copies of one fact hang off the same entities, and
-        a cardinality-one predicate may have two active values. Fold each duplicate into the
-        oldest copy (sources joined, confidences combined as a re-confirmation would) and
-        close all but the most recent value of a single-valued predicate, as a write would."""
+        a cardinality-one predicate may have two active values: the fold's rules (fold.py)
+        applied to the stored facts. A kept copy's change is read back before the others are
+        deleted; one kuzu did not keep leaves the copies as they are (the next fold tries
+        again) and the value it had for the closing."""
         if not entity_ids:
             return 0, 0
         rows: dict[str, list[Any]] = {}
@@ -217,72 +219,53 @@ class WorldMerger(StagedMerger):
                 {"ids": self._us(entity_ids)},
             ):
                 rows[row[0]] = row
-
-        def said(r: list[Any]) -> datetime:  # when a copy was last stated or confirmed
-            return _utc(r[6]) or _utc(r[5]) or now
-
-        copies: dict[tuple[str, str, str], list[list[Any]]] = {}
-        for row in sorted(rows.values(), key=lambda r: (_utc(r[5]) or now, r[0])):
-            copies.setdefault((row[1], row[2], row[3]), []).append(row)
+        # when each fact was last stated or confirmed
+        said = {fid: _utc(r[6]) or _utc(r[5]) or now for fid, r in rows.items()}
+        groups = copies_of(Copy(r[0], r[1], r[2], r[3], _utc(r[5]) or now) for r in rows.values())
         folded = 0
-        live: list[list[Any]] = []
-        for group in copies.values():
+        for group in groups:
             keep, extra = group[0], group[1:]
-            live.append(keep)
             if not extra:
                 continue
-            sources: dict[str, None] = {}
-            miss = 1.0
-            for row in group:
-                sources.update(dict.fromkeys(row[7] or []))
-                miss *= 1.0 - float(row[4])
-            confirmed = max(said(r) for r in group)
-            ends = {
-                "a": self._u(keep[1]),
-                "b": self._u(keep[3]),
-            }  # every copy joins the same two entities
+            confidence, sources, confirmed = combined(
+                (rows[c.id][4], rows[c.id][7], said[c.id]) for c in group
+            )
+            ends = {"a": self._u(keep.a), "b": self._u(keep.b)}  # every copy's two entities
             # the kept copy takes the change, read back, before the others are deleted: a
             # change kuzu did not keep would lose their sources
             if not self.change_fact(
-                keep[0],
+                keep.id,
                 (ends["a"], ends["b"]),
                 {"confidence": "$c", "confirmed_at": "$at", "sources": "$src"},
-                {"c": 1.0 - miss, "at": _naive(confirmed), "src": list(sources)},
-                {"src": list(sources)},
+                {"c": confidence, "at": _naive(confirmed), "src": sources},
+                {"src": sources},
             ):
                 continue  # stays two: the next fold tries again
-            keep[6] = confirmed  # the folded fact was last said when its newest copy was
+            said[keep.id] = confirmed  # the folded fact was last said when its newest copy was
             self._exec(
                 f"{_FACT_BETWEEN} AND f.id IN $ids DELETE f",
-                {**ends, "ids": [r[0] for r in extra]},
+                {**ends, "ids": [c.id for c in extra]},
             )
             folded += len(extra)
             if graph is not None:  # as a reload would read them
-                _reconfirm(graph, fact_id=keep[0], confidence=1.0 - miss, sources=list(sources))
-                for r in extra:
-                    graph.forget(r[0], (r[1], r[3]))
-        values: dict[tuple[str, str], list[list[Any]]] = {}
-        for row in live:
-            if row[2] in self.single_valued:
-                values.setdefault((row[1], row[2]), []).append(row)
-        closed = 0
-        for group in values.values():
-            if len(group) < 2:
-                continue
-            group.sort(key=lambda r: (said(r), r[0]))
-            newest = said(group[-1])
-            for r in group[:-1]:
-                self._exec(
-                    f"{_FACT_BETWEEN} AND f.id = $id SET f.status = $st, f.valid_to = $to",
-                    {
-                        "a": self._u(r[1]),
-                        "b": self._u(r[3]),
-                        "id": r[0],
-                        "st": FactStatus.SUPERSEDED.value,
-                        "to": _naive(newest),
-                    },
-                )
-                if graph is not None:
-                    graph.supersede(r[0])  # history now: its provenance stays
-            closed += len(group) - 1
-        return folded, closed
+                _reconfirm(graph, fact_id=keep.id, confidence=confidence, sources=list(sources))
+                for c in extra:
+                    graph.forget(c.id, (c.a, c.b))
+        kept = [group[0] for group in groups]
+        closing = older_values(value_groups(kept, self.single_valued), said.__getitem__)
+        ends_of = {c.id: (c.a, c.b) for c in kept}
+        for fid, newest in closing:
+            a, b = ends_of[fid]
+            self._exec(
+                f"{_FACT_BETWEEN} AND f.id = $id SET f.status = $st, f.valid_to = $to",
+                {
+                    "a": self._u(a),
+                    "b": self._u(b),
+                    "id": fid,
+                    "st": FactStatus.SUPERSEDED.value,
+                    "to": _naive(newest),
+                },
+            )
+            if graph is not None:
+                graph.supersede(fid)  # history now: its provenance stays
+        return folded, len(closing)

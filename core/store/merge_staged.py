@@ -30,6 +30,7 @@ from core.models import FactStatus
 from core.rows import EntityRow
 from core.store.active_graph import ActiveGraph, _reconfirm
 from core.store.connection import KuzuConnection, _naive
+from core.store.fold import Copy, combined, copies_of, older_values, value_groups
 from core.store.messages import MessageLog
 from core.store.staging import Staging
 
@@ -123,16 +124,17 @@ class StagedMerger(MessageLog):
     def _fold_plan(
         self, graph: ActiveGraph, st: Staging, unify: dict[str, str]
     ) -> tuple[_Folds, _Closed, dict[str, _Fact]] | None:
-        """What WorldMerger._consolidate would fold and close once the unified entities'
-        facts hang off the entities they join, and the facts it reads; None when it would
-        delete a stored fact (a stored copy newer than one of the batch's)."""
+        """What WorldMerger._consolidate would fold and close (the rules of fold.py) once the
+        unified entities' facts hang off the entities they join, and the facts it reads;
+        None when it would delete a stored fact (a stored copy newer than one of the
+        batch's)."""
         if not unify:
             return [], [], {}
         joined = set(unify.values())
         near = {
             f for e in {*joined, *unify} for f in (*graph.out.get(e, ()), *graph.inn.get(e, ()))
         }
-        rows: list[tuple[Any, str, str, str, str]] = []  # (valid_from, id, a, predicate, b)
+        rows: list[Copy] = []
         for fid in near:
             fact = graph.by_id.get(fid)
             if fact is None:
@@ -141,26 +143,16 @@ class StagedMerger(MessageLog):
             if a in joined or b in joined:
                 row = st.facts.get(fid)
                 since = row["valid_from"] if row is not None else _naive(fact.valid_from)
-                rows.append((since, fid, a, fact.predicate, b))
-        copies: dict[tuple[str, str, str], list[str]] = {}
-        for _, fid, a, p, b in sorted(rows):
-            copies.setdefault((a, p, b), []).append(fid)
-        folds = [(group[0], group[1:]) for group in copies.values() if len(group) > 1]
+                rows.append(Copy(fid, a, fact.predicate, b, since))
+        groups = copies_of(rows)
+        folds = [(g[0].id, [c.id for c in g[1:]]) for g in groups if len(g) > 1]
         if any(f not in st.facts for _, extra in folds for f in extra):
             return None
-        values: dict[tuple[str, str], list[str]] = {}
-        for (a, p, _), group in copies.items():
-            if p in self.single_valued:
-                values.setdefault((a, p), []).append(group[0])
-        values = {k: group for k, group in values.items() if len(group) > 1}
-        read = {keep for keep, _ in folds} | {f for group in values.values() for f in group}
-        facts = self._facts_read(graph, st, read | {f for _, x in folds for f in x})
+        values = value_groups([g[0] for g in groups], self.single_valued)
+        read = {f for keep, extra in folds for f in (keep, *extra)}
+        facts = self._facts_read(graph, st, read | {f for group in values for f in group})
         said = {keep: _said([facts[f] for f in (keep, *extra)]) for keep, extra in folds}
-        closed: _Closed = []
-        for group in values.values():
-            when = {f: said.get(f) or _said([facts[f]]) for f in group}
-            group.sort(key=lambda f: (when[f], f))
-            closed.extend((f, when[group[-1]]) for f in group[:-1])
+        closed = older_values(values, lambda f: said.get(f) or _said([facts[f]]))
         return folds, closed, facts
 
     def _facts_read(self, graph: ActiveGraph, st: Staging, ids: set[str]) -> dict[str, _Fact]:
@@ -204,20 +196,14 @@ class StagedMerger(MessageLog):
         folds, closed, facts = plan
         for keep, extra in folds:
             group = [facts[f] for f in (keep, *extra)]
-            sources: dict[str, None] = {}
-            miss = 1.0
-            for row in group:
-                sources.update(dict.fromkeys(row["sources"] or []))
-                miss *= 1.0 - float(row["confidence"])
-            row, confidence, confirmed = group[0], 1.0 - miss, _said(group)
+            confidence, sources, confirmed = combined(
+                (r["confidence"], r["sources"], _said([r])) for r in group
+            )
+            row = group[0]
             self._fact_stat(row["world"], 0, confidence - float(row["confidence"]))
             if "stored" in row:
                 self._set_fact(keep, row["stored"], c=confidence, now=confirmed, src=list(sources))
-            row["confidence"], row["sources"], row["confirmed_at"] = (
-                confidence,
-                list(sources),
-                confirmed,
-            )
+            row["confidence"], row["sources"], row["confirmed_at"] = confidence, sources, confirmed
             _reconfirm(graph, fact_id=keep, confidence=confidence, sources=list(sources))
             for fid in extra:
                 gone = st.facts.pop(fid)
