@@ -99,11 +99,11 @@ def _words(text: str, person: Callable[[str], bool] = lambda _: False) -> list[s
         and w not in FILLER
         and lemma(w) not in FILLER
         and names_a_thing(w)
-        # a weekday or a month, an English verb or adverb ("asked", "absolutely"), a
+        # a weekday or a month, an English verb or adverb ("asked", "weighs", "absolutely"), a
         # Portuguese adverb ("normalmente"), a colleague's name ("beatriz", "инес"): a team
         # chat's worlds were named "até encomendas beatriz", "domingo turno инес"
         and not is_time_word(w)
-        and not (w.endswith(("ed", "ly")) and english_not_a_thing(w))  # not "deploy"
+        and not (w.endswith(("ed", "ly", "s")) and english_not_a_thing(w))  # not "deploy"
         and not (w.endswith("mente") and len(w) > 7)
         and not person(w)
         and not _DRAWN_OUT.search(w)  # "yessss", "sooo"

@@ -228,6 +228,19 @@ def test_offline_names_leave_out_filler_pronouns_and_verb_forms() -> None:
     assert {"gato", "кот", "cat"} & words, names
 
 
+def test_offline_names_leave_out_english_verbs_in_s() -> None:
+    """A pet python's world was named "monty weighs" in the console (2026-12-07): an English
+    word in -s that is never a noun ("weighs", "eats") names no topic; a noun's plural does."""
+    names = distinctive_names(
+        {
+            "snake": ["Monty weighs 2 kg now", "Monty eats mice, Monty weighs more"],
+            "code": ["the billing service deploys on Fridays", "billing tests deploy"],
+        }
+    )
+    assert not {"weighs", "eats"} & set(names["snake"].split()), names
+    assert "mice" in names["snake"].split() or "monty" in names["snake"].split(), names
+
+
 def test_offline_names_leave_out_colleagues_weekdays_and_words_of_no_topic() -> None:
     """A bakery's team chat was named "até encomendas beatriz", a coffee roaster's "domingo
     turno ...", a lifeguard school's "começa março até": a colleague, a weekday, a month, a
