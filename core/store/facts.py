@@ -5,7 +5,8 @@ steps hold their rows back and read the subject's current facts from the ActiveG
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -32,41 +33,48 @@ def _apply_to(graph: ActiveGraph) -> Callable[[Callable[[ActiveGraph], None]], N
 
 
 class FactWriter(StagedWrites):
-    def write_facts(
-        self, planned: Sequence[PlannedFact], *, source: str, now: datetime, world: str
-    ) -> WriteOutcome:
-        """Upsert entities, then add, re-confirm or supersede facts, in one transaction."""
-        outcome = WriteOutcome()
-        new_entities: dict[str, PlannedEntity] = {}
-        changes: list[Callable[[ActiveGraph], None]] = []  # replayed on the graph after commit
-        # staged, the graph answers the reads of the facts that follow: it changes at once
+    @contextmanager
+    def _graph_in_step(self) -> Iterator[Callable[[Callable[[ActiveGraph], None]], None]]:
+        """A transaction whose writes keep the ActiveGraph in step themselves (it is not
+        dropped by their statements): each change given to the function this yields is
+        applied to the graph once the transaction commits, or at once while a batch is staged
+        (the batch's later lines read the graph); if it fails, the graph is dropped and rebuilt
+        from the database on the next read."""
+        changes: list[Callable[[ActiveGraph], None]] = []
         change = changes.append if self._staged is None else _apply_to(self.active_graph())
         self._graph_sync = True
         try:
             with self.transaction():
-                for fact in planned:
-                    for ent in (fact.subject, fact.object):
-                        if ent.id not in self.entities and ent.id not in new_entities:
-                            self._create_entity(ent, now)
-                            new_entities[ent.id] = ent
-                        if source in self.message_ids:
-                            self._mention(source, ent.id)
-                            change(
-                                partial(ActiveGraph.mention, message_id=source, entity_id=ent.id)
-                            )
-                    view, closed = self._write_fact(
-                        fact, source=source, now=now, world=world, change=change
-                    )
-                    outcome.stored.append(view)
-                    outcome.superseded.extend(closed)
+                yield change
         except BaseException:
-            self._graph = None  # rolled back: rebuild from the database on next read
+            self._graph = None  # rolled back
             raise
         finally:
             self._graph_sync = False
         if self._graph is not None:
             for replay in changes:
                 replay(self._graph)
+
+    def write_facts(
+        self, planned: Sequence[PlannedFact], *, source: str, now: datetime, world: str
+    ) -> WriteOutcome:
+        """Upsert entities, then add, re-confirm or supersede facts, in one transaction."""
+        outcome = WriteOutcome()
+        new_entities: dict[str, PlannedEntity] = {}
+        with self._graph_in_step() as change:
+            for fact in planned:
+                for ent in (fact.subject, fact.object):
+                    if ent.id not in self.entities and ent.id not in new_entities:
+                        self._create_entity(ent, now)
+                        new_entities[ent.id] = ent
+                    if source in self.message_ids:
+                        self._mention(source, ent.id)
+                        change(partial(ActiveGraph.mention, message_id=source, entity_id=ent.id))
+                view, closed = self._write_fact(
+                    fact, source=source, now=now, world=world, change=change
+                )
+                outcome.stored.append(view)
+                outcome.superseded.extend(closed)
         for ent in new_entities.values():
             self._index_new_entity(
                 EntityRow(ent.id, ent.kind, ent.name, ent.key, ent.world, ent.ident), ent.embedding
@@ -78,30 +86,16 @@ class FactWriter(StagedWrites):
         no longer works at Acme"): superseded, as a later value closes a single-valued one,
         never erased. Returns the ids closed."""
         closed: list[str] = []
-        changes: list[Callable[[ActiveGraph], None]] = []
-        change = changes.append if self._staged is None else _apply_to(self.active_graph())
-        self._graph_sync = True
-        try:
-            with self.transaction():
-                graph = self.active_graph()
-                for s, predicate, o in denied:
-                    for f in list(graph.out.get(s, {}).values()):
-                        if f.predicate != predicate or f.dst != o or f.id in closed:
-                            continue
-                        self._set_fact(
-                            f.id, (s, o), st=FactStatus.SUPERSEDED.value, now=_naive(now)
-                        )
-                        change(partial(ActiveGraph.supersede, fact_id=f.id))
-                        self._fact_stat(f.world, -1, -float(f.confidence))
-                        closed.append(f.id)
-        except BaseException:
-            self._graph = None  # rolled back: rebuild from the database on next read
-            raise
-        finally:
-            self._graph_sync = False
-        if self._graph is not None:
-            for replay in changes:
-                replay(self._graph)
+        with self._graph_in_step() as change:
+            graph = self.active_graph()
+            for s, predicate, o in denied:
+                for f in list(graph.out.get(s, {}).values()):
+                    if f.predicate != predicate or f.dst != o or f.id in closed:
+                        continue
+                    self._set_fact(f.id, (s, o), st=FactStatus.SUPERSEDED.value, now=_naive(now))
+                    change(partial(ActiveGraph.supersede, fact_id=f.id))
+                    self._fact_stat(f.world, -1, -float(f.confidence))
+                    closed.append(f.id)
         return closed
 
     def _mention(self, message_id: str, entity_id: str) -> None:
