@@ -346,7 +346,7 @@ def _live_messages(store: GraphStore) -> list[tuple[str, str, datetime, str]]:
     """The newest messages of live worlds, each under the world it now belongs to (a dead
     world's messages stay in the record, out of every world)."""
     rows = []
-    for mid, world, ts, text in store.world_messages()[-MAX_MESSAGES:]:
+    for mid, world, ts, text in store.world_messages(newest=MAX_MESSAGES):
         live = store.resolve_world(world)
         if live in store.worlds and not store.worlds[live].merged_into:
             rows.append((mid, live, ts, text))

