@@ -67,8 +67,8 @@ class WorldMover(HistoryWriter):
 
     def world_messages(self, newest: int | None = None) -> list[tuple[str, str, datetime, str]]:
         """(id, world, ts, text) of every message, or of the `newest` ones, oldest first (what
-        the job clusters: its window of the newest, read in ~6 ms at 20,000 messages where
-        reading them all took ~60 ms)."""
+        the job clusters: its window of the newest, read in ~9 ms at 20,000 messages where
+        reading them all took ~48 ms, medians of 7)."""
         if newest is None:
             rows = self._rows(
                 "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.world, m.ts, m.text "
