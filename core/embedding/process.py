@@ -73,7 +73,23 @@ def _serve(conn: Connection) -> None:
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
-class ProcessEmbedder:
+class _Known:
+    """An embedder whose model name and dimension are known once it is built (read from the
+    child, or from the model it stands in for)."""
+
+    _dim: int
+    _model_name: str
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+
+class ProcessEmbedder(_Known):
     def __init__(
         self,
         factory: Callable[[], Embedder],
@@ -99,14 +115,6 @@ class ProcessEmbedder:
         self._conn.send(factory)
         reply = self._reply(start_timeout_s, "starting")
         self._dim, self._model_name = int(reply[1]), str(reply[2])
-
-    @property
-    def model_name(self) -> str:
-        return self._model_name
-
-    @property
-    def dim(self) -> int:
-        return self._dim
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if not texts:
@@ -152,7 +160,7 @@ class ProcessEmbedder:
             self._conn.close()
 
 
-class OffloadingEmbedder:
+class OffloadingEmbedder(_Known):
     """Embeds in this process until `after` texts were embedded, then in a child process
     (ProcessEmbedder) started in the background meanwhile; this process's model is then let
     go. Why not a child from the start: a second interpreter with the model costs ~170 MB
@@ -178,14 +186,6 @@ class OffloadingEmbedder:
         self._embedded = 0
         self._starting: threading.Thread | None = None
         self._lock = threading.Lock()
-
-    @property
-    def model_name(self) -> str:
-        return self._model_name
-
-    @property
-    def dim(self) -> int:
-        return self._dim
 
     @property
     def offloaded(self) -> bool:
