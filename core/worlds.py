@@ -288,7 +288,7 @@ def question_worlds(
 
 def joined_score(cos: Any, n_a: Any, n_b: Any, same: float) -> Any:
     """What every centroid merge compares with merge_similarity (merge_touched, merge_all,
-    newborn_merges_into, and the regrouping job's split, core.regroup._cut): the cosine of two
+    newborn_merges_into, and the regrouping job's split, core.regroup_cut._cut): the cosine of two
     worlds' centroids over both size factors (plain cosine when `same` is 0). Arrays broadcast."""
     return cos / (size_factor(n_a, same) * size_factor(n_b, same))
 

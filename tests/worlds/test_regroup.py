@@ -21,7 +21,8 @@ from core import durable
 from core.config import CoreConfig
 from core.models import ImportItem, IngestResult, TripleIn
 from core.ports import Embedder
-from core.regroup import MIN_PART, _margin, _moved_margins, _sums, plan
+from core.regroup import MIN_PART, plan
+from core.regroup_cut import _margin, _moved_margins, _sums
 from core.rows import WorldRow
 from core.service import Core
 from core.store.inbound_log import SqliteInboundLog
