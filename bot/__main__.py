@@ -53,14 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-# texts an import embeds in this process before it moves its embedding to a child process
-# (core/embedding/process.py): a chat export of 10,000 repetitive messages embeds ~1,200,
-# 10,000 facts ~17,600
-OFFLOAD_AFTER = 2048
-
-
 async def _main(args: argparse.Namespace) -> int:
-    from bot.app import build_core
     from bot.settings import Settings
 
     settings = Settings(data_dir=getattr(args, "data_dir", None))
@@ -72,6 +65,19 @@ async def _main(args: argparse.Namespace) -> int:
     # libraries that narrate routine work at INFO (dictionary loads, every job added)
     for chatty in ("pymorphy3", "apscheduler"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
+    embedder = None
+    if args.command == "ingest":
+        # an import embeds in a child process (core/embedding/process.py), started now so
+        # that its model loads while this process imports the bot and opens the chat
+        from functools import partial
+
+        from bot.embedders import EmbeddingChoice, embedder_for
+        from core.embedding.process import ChildEmbedder
+
+        choice = EmbeddingChoice.of(settings.embedding)
+        embedder = ChildEmbedder(partial(embedder_for, choice, settings.storage.data_dir))
+    from bot.app import build_core
+
     if args.command == "run":
         from bot.runner import run_all
 
@@ -82,19 +88,6 @@ async def _main(args: argparse.Namespace) -> int:
         moved = reshard(settings.storage.data_dir, args.shards)
         print(f"{moved} chats moved into {args.shards} shards: set GRAPHMEM_SHARDS={args.shards}")
         return 0
-    embedder = None
-    if args.command == "ingest":  # a bulk import embeds in a process of its own (GIL)
-        from functools import partial
-
-        from bot.embedders import EmbeddingChoice, embedder_for
-        from core.embedding.process import OffloadingEmbedder
-
-        choice = EmbeddingChoice.of(settings.embedding)
-        embedder = OffloadingEmbedder(
-            embedder_for(choice, settings.storage.data_dir),
-            partial(embedder_for, choice, settings.storage.data_dir),
-            after=OFFLOAD_AFTER,
-        )
     core = build_core(settings, embedder=embedder)
     try:
         if args.command in ("console", "ingest"):

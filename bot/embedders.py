@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.ports import Embedder
-
 if TYPE_CHECKING:
     from bot.settings import EmbeddingSettings
+    from core.ports import Embedder
 
 log = logging.getLogger(__name__)
 

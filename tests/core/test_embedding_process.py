@@ -1,6 +1,6 @@
-"""The embedder `python -m bot ingest` moves to a child process once it has much to embed
-(core/embedding/process.py): the vectors the model gives in this process, a child that fails
-is an error, not a hang, and one that cannot start leaves the embedding where it was."""
+"""The embedder `python -m bot ingest` runs in a child process (core/embedding/process.py):
+the vectors the model gives in this process, a child that fails is an error, not a hang, and
+one that cannot start or dies leaves the embedding here."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from core.embedding import HashEmbedder
-from core.embedding.process import EmbeddingProcessError, OffloadingEmbedder, ProcessEmbedder
+from core.embedding.process import ChildEmbedder, EmbeddingProcessError, ProcessEmbedder
 
 TEXTS = ["checkout depends on payments", "o billing depende do ledger", "сервис billing", "ok"]
 
@@ -52,31 +52,20 @@ def test_a_child_that_dies_fails_the_call_instead_of_hanging_it() -> None:
         child.close()
 
 
-def _wait_offloaded(emb: OffloadingEmbedder) -> None:
-    assert emb._starting is not None
-    emb._starting.join(60)
+def _only_in(pid: int, dim: int) -> HashEmbedder:
+    """A model that loads in process `pid` and nowhere else (picklable for the child)."""
+    if os.getpid() != pid:
+        raise OSError("weights unreadable in this process")
+    return HashEmbedder(dim=dim)
 
 
-def test_an_import_with_little_to_embed_keeps_its_model_here() -> None:
-    emb = OffloadingEmbedder(HashEmbedder(dim=64), partial(HashEmbedder, dim=64), after=100)
-    try:
-        got = emb.embed(TEXTS * 10)  # 40 texts
-        assert emb._starting is None and not emb.offloaded
-        assert np.array_equal(got, HashEmbedder(dim=64).embed(TEXTS * 10))
-    finally:
-        emb.close()
-
-
-def test_past_the_threshold_the_embedding_moves_to_a_child_with_the_same_vectors() -> None:
+def test_an_import_embeds_in_a_child_started_at_once_with_the_same_vectors() -> None:
     here = HashEmbedder(dim=64)
-    emb = OffloadingEmbedder(HashEmbedder(dim=64), partial(HashEmbedder, dim=64), after=8)
+    emb = ChildEmbedder(partial(HashEmbedder, dim=64))
     try:
-        before = emb.embed(TEXTS * 2)  # 8 texts: the child starts
-        _wait_offloaded(emb)
-        assert emb.offloaded and emb._local is None  # this process's model let go
-        assert np.array_equal(before, here.embed(TEXTS * 2))
-        assert np.array_equal(emb.embed(TEXTS), here.embed(TEXTS))
         assert (emb.dim, emb.model_name) == (here.dim, here.model_name)
+        assert emb.in_child and emb._local is None  # no model in this process
+        assert np.array_equal(emb.embed(TEXTS * 10), here.embed(TEXTS * 10))
     finally:
         emb.close()
     assert emb._child is not None and emb._child._proc.poll() is not None  # stopped
@@ -86,34 +75,41 @@ def test_a_child_that_cannot_start_leaves_the_embedding_here(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     here = HashEmbedder(dim=64)
-    emb = OffloadingEmbedder(HashEmbedder(dim=64), _broken, after=1)
-    try:
-        with caplog.at_level(logging.WARNING, logger="core.embedding.process"):
-            emb.embed(TEXTS)
-            _wait_offloaded(emb)
-        assert not emb.offloaded
-        assert "weights unreadable" in caplog.text
-        assert np.array_equal(emb.embed(TEXTS), here.embed(TEXTS))
-    finally:
-        emb.close()
+    with caplog.at_level(logging.WARNING, logger="core.embedding.process"):
+        emb = ChildEmbedder(partial(_only_in, os.getpid(), 64))
+        try:
+            assert not emb.in_child
+            assert "weights unreadable in this process" in caplog.text
+            assert np.array_equal(emb.embed(TEXTS), here.embed(TEXTS))
+            assert (emb.dim, emb.model_name) == (here.dim, here.model_name)
+        finally:
+            emb.close()
 
 
-def test_a_child_that_dies_after_taking_over_hands_the_embedding_back(
+def test_a_model_that_loads_nowhere_fails_the_first_use_with_its_cause() -> None:
+    emb = ChildEmbedder(_broken)
+    with pytest.raises(OSError, match="weights unreadable"):
+        emb.embed(TEXTS)
+    with pytest.raises(OSError, match="weights unreadable"):
+        _ = emb.dim
+    emb.close()
+
+
+def test_a_child_that_dies_hands_the_embedding_back(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Killed (out of memory, say) in the middle of an import: the model is loaded here again
-    and the import's next lines are embedded, not failed."""
+    """Killed (out of memory, say) in the middle of an import: the model is loaded here and
+    the import's next lines are embedded, not failed."""
     here = HashEmbedder(dim=64)
-    emb = OffloadingEmbedder(HashEmbedder(dim=64), partial(HashEmbedder, dim=64), after=1)
+    emb = ChildEmbedder(partial(HashEmbedder, dim=64))
     try:
         emb.embed(TEXTS)
-        _wait_offloaded(emb)
         assert emb._child is not None
         os.kill(emb._child._proc.pid, signal.SIGKILL)
         emb._child._proc.wait(10)
         with caplog.at_level(logging.WARNING, logger="core.embedding.process"):
             assert np.array_equal(emb.embed(TEXTS), here.embed(TEXTS))
-        assert not emb.offloaded and "embedding in this process again" in caplog.text
+        assert not emb.in_child and "embedding in this process again" in caplog.text
         assert np.array_equal(emb.embed(TEXTS[:2]), here.embed(TEXTS[:2]))
     finally:
         emb.close()
