@@ -187,7 +187,7 @@ class ChildEmbedder:
         try:
             self._child = ProcessEmbedder(self._factory, blas_threads=self._blas)
             return
-        except EmbeddingProcessError as exc:
+        except Exception as exc:  # no interpreter to start, a model that fails there
             log.warning("embedding in this process: %s", exc)
         try:
             self._local = self._factory()
