@@ -1,7 +1,7 @@
 """World routing on the labelled streams: purity and fragmentation per model and part.
 
     python -m bench.worlds [--models minilm,use,use-en] [--skip-latency]
-                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune]
+                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune,unseen5]
 
 The parts: the second labelled stream's tuning part (tests/fixtures/worlds2/tune.jsonl) and
 held-out part (heldout.jsonl, 299 messages, 12 topics: never tuned on, run only to report),
@@ -16,7 +16,10 @@ construction site, office IT and phone repair); it was written 2026-12-03, after
 above was tuned. A fourth (tests/fixtures/worlds4: `unseen4`, 312 messages) is one company's
 team chat (a coffee roaster: orders, the online store, the roaster, payroll, the van...),
 twelve topics of one business, written 2026-12-06, reported only; `w4-tune` is its tuning
-part (the same topics, new messages, written after it by another helper). Each goes through the real Core
+part (the same topics, new messages, written after it by another helper). A fifth
+(tests/fixtures/worlds5: `unseen5`, 312 messages, reported only) is worlds2's design again,
+twelve unrelated everyday topics with colliding words, written 2026-12-07 after everything
+above was tuned: whether worlds2's held-out figures hold on a stream like it. Each goes through the real Core
 (Kùzu store, offline extraction) in adaptive mode, read in order (live routing) and then
 after the regrouping job:
 
@@ -84,6 +87,7 @@ PARTS = {
     "w3-tune": FIXTURES / "worlds3" / "tune.jsonl",
     "unseen4": FIXTURES / "worlds4" / "unseen.jsonl",
     "w4-tune": FIXTURES / "worlds4" / "tune.jsonl",
+    "unseen5": FIXTURES / "worlds5" / "unseen.jsonl",
 }
 
 
@@ -334,7 +338,8 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="use,minilm")
     ap.add_argument(
-        "--parts", default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune"
+        "--parts",
+        default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune,unseen5",
     )
     ap.add_argument("--ladder", action="store_true", help="what each helper buys (tuning part)")
     ap.add_argument("--skip-latency", action="store_true")
