@@ -1,7 +1,7 @@
 """World routing on the labelled streams: purity and fragmentation per model and part.
 
     python -m bench.worlds [--models minilm,use,use-en] [--skip-latency]
-                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune,unseen5]
+                           [--parts tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune,unseen5,w5-tune]
 
 The parts: the second labelled stream's tuning part (tests/fixtures/worlds2/tune.jsonl) and
 held-out part (heldout.jsonl, 299 messages, 12 topics: never tuned on, run only to report),
@@ -19,7 +19,8 @@ twelve topics of one business, written 2026-12-06, reported only; `w4-tune` is i
 part (the same topics, new messages, written after it by another helper). A fifth
 (tests/fixtures/worlds5: `unseen5`, 312 messages, reported only) is worlds2's design again,
 twelve unrelated everyday topics with colliding words, written 2026-12-07 after everything
-above was tuned: whether worlds2's held-out figures hold on a stream like it. Each goes through the real Core
+above was tuned: whether worlds2's held-out figures hold on a stream like it; `w5-tune` is
+its tuning part (the same topics, new messages, by another helper that read neither). Each goes through the real Core
 (Kùzu store, offline extraction) in adaptive mode, read in order (live routing) and then
 after the regrouping job:
 
@@ -88,6 +89,7 @@ PARTS = {
     "unseen4": FIXTURES / "worlds4" / "unseen.jsonl",
     "w4-tune": FIXTURES / "worlds4" / "tune.jsonl",
     "unseen5": FIXTURES / "worlds5" / "unseen.jsonl",
+    "w5-tune": FIXTURES / "worlds5" / "tune.jsonl",
 }
 
 
@@ -339,7 +341,7 @@ async def main() -> None:
     ap.add_argument("--models", default="use,minilm")
     ap.add_argument(
         "--parts",
-        default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune,unseen5",
+        default="tune,heldout,first,en-tune,en-heldout,unseen,w3-tune,unseen4,w4-tune,unseen5,w5-tune",
     )
     ap.add_argument("--ladder", action="store_true", help="what each helper buys (tuning part)")
     ap.add_argument("--skip-latency", action="store_true")
