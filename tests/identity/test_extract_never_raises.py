@@ -46,3 +46,25 @@ def test_the_two_inputs_that_raised() -> None:
         "payments",
         "ledger",
     ]
+
+
+def test_a_text_parsed_again_reads_as_a_fresh_extractor_reads_it() -> None:
+    """The extractor keeps its last parse (a stored message is read for its facts, then for
+    what it denies): whatever was parsed before, each text reads as it does alone."""
+    rng = random.Random(7)
+    texts = [
+        "billing does not depend on auth",
+        "billing depends on auth",
+        "Ann no longer works at Acme",
+        "who works at Acme",  # read otherwise as a question: no subject
+        "quem trabalha na Acme",
+        *(soup(rng) for _ in range(300)),
+    ]
+    for k, text in enumerate(texts):
+        fresh = OfflineExtractor(ONTO)
+        for previous in (texts[k - 1], text):  # another text before it, then itself
+            EXTRACTOR.parse(previous, question=not k % 2)
+            for question in (False, True, False):  # as read with nothing kept
+                assert EXTRACTOR.parse(text, question=question) == fresh._parse(text, question)
+            assert EXTRACTOR.denials(text) == fresh.denials(text)
+            assert EXTRACTOR.extract(text) == fresh.extract(text)
