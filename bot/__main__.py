@@ -65,6 +65,9 @@ async def _main(args: argparse.Namespace) -> int:
     # libraries that narrate routine work at INFO (dictionary loads, every job added)
     for chatty in ("pymorphy3", "apscheduler"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
+    if args.command == "ingest" and not args.file.exists():  # before any model loads
+        print(f"{args.file}: no such file", file=sys.stderr)
+        return 2
     embedder = None
     if args.command == "ingest":
         # an import embeds in a child process (core/embedding/process.py), started now so
@@ -102,9 +105,6 @@ async def _main(args: argparse.Namespace) -> int:
         if args.command == "ingest":
             from bot.cli import ingest_file, summary_line
 
-            if not args.file.exists():
-                print(f"{args.file}: no such file", file=sys.stderr)
-                return 2
             counts = await ingest_file(core, args.chat, args.file)
             print(summary_line(counts))
             return 0

@@ -80,6 +80,16 @@ def ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
+def test_an_import_of_a_missing_file_says_so_before_opening_anything(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    proc = run(
+        "ingest", "--data-dir", str(data), "--chat", "t", str(tmp_path / "nope.jsonl"), data=data
+    )
+    assert proc.returncode == 2
+    assert "nope.jsonl: no such file" in proc.stderr
+    assert not data.exists()  # no model loaded, no store created for a typo
+
+
 def test_ask_json_contract(ingested: Path) -> None:
     proc = run(
         "ask",
