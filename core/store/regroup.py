@@ -69,17 +69,11 @@ class WorldMover(HistoryWriter):
         """(id, world, ts, text) of every message, or of the `newest` ones, oldest first (what
         the job clusters: its window of the newest, read in ~9 ms at 20,000 messages where
         reading them all took ~48 ms, medians of 7)."""
+        read = "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.world, m.ts, m.text "
         if newest is None:
-            rows = self._rows(
-                "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.world, m.ts, m.text "
-                "ORDER BY m.seq"
-            )
+            rows = self._rows(read + "ORDER BY m.seq")
         else:
-            rows = self._rows(
-                "MATCH (m:Message) WHERE m.chat = $chat RETURN m.id, m.world, m.ts, m.text "
-                "ORDER BY m.seq DESC LIMIT $n",
-                {"n": newest},
-            )[::-1]
+            rows = self._rows(read + "ORDER BY m.seq DESC LIMIT $n", {"n": newest})[::-1]
         return [(r[0], r[1] or "", _utc(r[2]) or datetime.min, r[3] or "") for r in rows]
 
     def _repoint_mentions(self, moves: list[tuple[str, str, str]]) -> None:
