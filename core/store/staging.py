@@ -41,6 +41,7 @@ from typing import Any
 
 from core.errors import StoreError
 from core.rows import WorldRow
+from core.store.arrow import arrow
 from core.store.packed import pack_vector
 from core.store.schema import ChatSchema
 
@@ -140,8 +141,7 @@ def set_fact(match: str, changes: dict[str, str]) -> str:
 def node_table(rows: list[dict[str, Any]]) -> Any:
     """Rows of one node table as an Arrow table, each row's `emb` (a vector, or None) packed
     as the one-line path stores it (core/store/packed.py)."""
-    import pyarrow as pa
-
+    pa = arrow()
     columns = {k: [r[k] for r in rows] for k in rows[0] if k != "emb"}
     emb = pa.array([pack_vector(r["emb"]) for r in rows], type=pa.string())
     return pa.table({**columns, "uid": pa.array(columns["uid"], pa.int64()), "emb": emb})
@@ -375,8 +375,7 @@ class StagedWrites(ChatSchema):
         return missing
 
     def _copy_facts(self, rows: list[dict[str, Any]]) -> None:
-        import pyarrow as pa
-
+        pa = arrow()
         stamp, texts = pa.timestamp("us"), pa.list_(pa.string())
         types = {"valid_from": stamp, "valid_to": stamp, "confirmed_at": stamp, "sources": texts}
         table = pa.table(
@@ -392,8 +391,7 @@ class StagedWrites(ChatSchema):
         self._exec("COPY FACT FROM $t", {"t": table})
 
     def _copy_mentions(self, pairs: list[tuple[str, str]]) -> None:
-        import pyarrow as pa
-
+        pa = arrow()
         table = pa.table(
             {
                 "from": self._us(m for m, _ in pairs),

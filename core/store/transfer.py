@@ -20,6 +20,7 @@ from typing import Any
 import kuzu
 import numpy as np
 
+from core.store.arrow import arrow
 from core.store.keys import node_key
 from core.store.packed import pack_vector
 from core.store.shard import (
@@ -102,8 +103,7 @@ def dump_chat(shard: ShardDb, tag: str) -> Dump:
 
 def load_chat(shard: ShardDb, dump: Dump) -> None:
     """Copy a chat's rows into a shard, in one transaction (nodes first, then edges)."""
-    import pyarrow as pa
-
+    pa = arrow()
     types = {
         _S: pa.string(),
         _I: pa.int64(),
@@ -122,13 +122,13 @@ def load_chat(shard: ShardDb, dump: Dump) -> None:
                     if not rows:
                         continue
                     cols = COLUMNS[table]
-                    arrow = pa.table(
+                    table_rows = pa.table(
                         {
                             name: pa.array([r[i] for r in rows], type=types[kind])
                             for i, (name, kind) in enumerate(cols)
                         }
                     )
-                    shard.execute(f"COPY {table} FROM $t", {"t": arrow})
+                    shard.execute(f"COPY {table} FROM $t", {"t": table_rows})
             except BaseException:
                 shard.execute("ROLLBACK", {})
                 raise

@@ -19,6 +19,7 @@ from typing import Any
 import kuzu
 import numpy as np
 
+from core.store.arrow import arrow
 from core.store.keys import node_key
 from core.store.packed import pack_vector
 
@@ -47,14 +48,12 @@ def upgrade_due(conn: kuzu.Connection) -> bool:
 
 
 def _keys(column: Any) -> Any:
-    import pyarrow as pa
-
+    pa = arrow()
     return pa.array([node_key(u) for u in column.to_pylist()], type=pa.int64())
 
 
 def _packed(column: Any) -> Any:
-    import pyarrow as pa
-
+    pa = arrow()
     out = [
         pack_vector(None if v is None else np.asarray(v, dtype=np.float32))
         for v in column.to_pylist()
@@ -63,8 +62,7 @@ def _packed(column: Any) -> Any:
 
 
 def _node_table(conn: kuzu.Connection, table: str, version: str) -> Any:
-    import pyarrow as pa
-
+    pa = arrow()
     names = [n for n, _ in _columns(conn, table)]
     result = conn.execute(f"MATCH (x:{table}) RETURN {', '.join(f'x.{n}' for n in names)}")
     assert not isinstance(result, list)
@@ -84,8 +82,7 @@ def _node_table(conn: kuzu.Connection, table: str, version: str) -> Any:
 
 
 def _rel_table(conn: kuzu.Connection, table: str) -> Any:
-    import pyarrow as pa
-
+    pa = arrow()
     names = [n for n, _ in _columns(conn, table)]
     props = "".join(f", f.{n}" for n in names)
     result = conn.execute(f"MATCH (a)-[f:{table}]->(b) RETURN a.uid, b.uid{props}")
