@@ -208,6 +208,26 @@ def first_name(text: str, skip: Set[str] = frozenset(), limit: int = 3) -> str:
     return " ".join(_one_per_concept(ranked, None, limit)) or "general"
 
 
+def newest_texts(store: GraphStore, limit_per_world: int) -> dict[str, list[str]]:
+    """Each live world's newest texts, newest first, at most limit_per_world: from the chat's
+    message index in memory (texts and worlds kept in step with the database through moves and
+    merges, MessageIndex), not read from the database. Reading every message of the chat
+    there cost each run of the regrouping job 103 ms in the chat of 10,000 facts and 10,000
+    messages (bench.bulk's), against 4.3 ms here (medians of 15, alternated, one process;
+    the same texts), growing with the chat: ~1.3 s of that import's 13 runs."""
+    recall = store.recall
+    out: dict[str, list[str]] = {}
+    for row in range(len(recall) - 1, -1, -1):
+        world = recall.worlds[row]
+        w = store.worlds.get(world)
+        if w is None or w.merged_into:
+            continue
+        bucket = out.setdefault(world, [])
+        if len(bucket) < limit_per_world:
+            bucket.append(recall.texts[row])
+    return out
+
+
 def rename_offline(
     store: GraphStore,
     naming: OfflineNaming,
@@ -218,14 +238,7 @@ def rename_offline(
     """Recompute every live world's name from its newest messages (or only those of `only`,
     still against all the others); returns the changes."""
     verbs = naming.verbs
-    texts: dict[str, list[str]] = {}
-    for _, world, _, text in reversed(store.world_messages()):
-        w = store.worlds.get(world)
-        if w is None or w.merged_into:
-            continue
-        bucket = texts.setdefault(world, [])
-        if len(bucket) < limit_per_world:
-            bucket.append(text)
+    texts = newest_texts(store, limit_per_world)
     skip: dict[str, set[str]] = {}
     if verbs:
         for world, predicates in store.world_predicates().items():

@@ -207,10 +207,11 @@ class Maintenance(Stage):
 def _samples(store: GraphStore, world_ids: list[str], n: int = 8) -> dict[str, list[str]]:
     """The newest few messages of each world (what a topic name is asked from)."""
     out: dict[str, list[str]] = {w: [] for w in world_ids}
-    for _, world, _, text in reversed(store.world_messages()):
-        bucket = out.get(store.resolve_world(world))
+    recall = store.recall  # the chat's messages in memory, their worlds in step (MessageIndex)
+    for row in range(len(recall) - 1, -1, -1):
+        bucket = out.get(store.resolve_world(recall.worlds[row]))
         if bucket is not None and len(bucket) < n:
-            bucket.append(text)
+            bucket.append(recall.texts[row])
     return {w: texts for w, texts in out.items() if texts}
 
 

@@ -20,14 +20,14 @@ from bot.settings import Settings
 from core import durable
 from core.config import CoreConfig
 from core.models import ImportItem, IngestResult, TripleIn
-from core.ports import Embedder
+from core.ports import Embedder, GraphStore
 from core.regroup import MIN_PART, plan
 from core.regroup_cut import _margin, _moved_margins, _sums
 from core.rows import WorldRow
 from core.service import Core
 from core.store.inbound_log import SqliteInboundLog
 from core.store.pool import StorePool
-from core.world_names import distinctive_names
+from core.world_names import distinctive_names, newest_texts
 from core.worlds import REFERENCE, WorldParams, joined_score, params_for
 from ontology import Ontology
 from tests.worlds.conftest import ManualClock, adaptive_core
@@ -723,6 +723,7 @@ async def test_an_import_groups_a_chat_as_its_messages_sent_one_by_one(
         clock.t = datetime.fromisoformat(r["ts"])
         await live.remember("c", author=r["author"], text=r["text"], message_id=r["id"], ts=clock.t)
     want = _partition(await live.export("c"))
+    assert await live.pool.run("c", _newest_both_ways) is True
     await live.close()
     imported = adaptive_core(tmp_path / "import", use_embedder, ontology, clock)
     items = [
@@ -737,7 +738,22 @@ async def test_an_import_groups_a_chat_as_its_messages_sent_one_by_one(
     got = await imported.remember_many("c", items)
     assert all(isinstance(r, IngestResult) for r in got)
     assert _partition(await imported.export("c")) == want
+    assert await imported.pool.run("c", _newest_both_ways) is True
     await imported.close()
+
+
+def _newest_both_ways(store: GraphStore) -> bool:
+    """The texts offline names are made from, read from the chat's message index in memory
+    (newest_texts), are those the database holds for each live world after the job's moves
+    and merges."""
+    from_db: dict[str, list[str]] = {}
+    for _, world, _, text in reversed(store.world_messages()):
+        w = store.worlds.get(world)
+        if w is not None and not w.merged_into and len(from_db.setdefault(world, [])) < 200:
+            from_db[world].append(text)
+    assert len(from_db) >= 2
+    assert newest_texts(store, 200) == from_db
+    return True
 
 
 async def test_a_regrouping_a_kill_cut_short_runs_when_its_message_is_taken_up(
