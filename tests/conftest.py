@@ -70,6 +70,40 @@ def name_tables(store: GraphStore) -> tuple[dict[str, Any], dict[str, Any]]:
     return tables(store.names), tables(fresh)
 
 
+def graph_tables(store: GraphStore) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The chat's in-memory graph as it was kept in step, against one read from the database
+    now (each as plain tables, entries left empty dropped)."""
+    from core.store.kuzu_store import ChatStore
+
+    assert isinstance(store, ChatStore)
+    live = store.active_graph()
+    store._graph = None
+    try:
+        fresh = store.active_graph()
+    finally:
+        store._graph = live
+
+    def tables(g: Any) -> dict[str, Any]:
+        def sets(d: dict[str, Any]) -> dict[str, set[str]]:
+            return {k: set(v) for k, v in d.items() if v}
+
+        facts = {
+            f.id: (f.src, f.dst, f.predicate, f.confidence, f.valid_from, f.sources, f.world)
+            for f in g.by_id.values()
+        }
+        return {
+            "facts": facts,
+            "out": sets(g.out),
+            "inn": sets(g.inn),
+            "mentions": sets(g.mentions),
+            "provenance": g.provenance,
+            "touching": sets(g.touching),
+            "superseded": g.superseded,
+        }
+
+    return tables(live), tables(fresh)
+
+
 def pool_of(core: Core) -> StorePool:
     assert isinstance(core.pool, StorePool)
     return core.pool

@@ -16,9 +16,11 @@ from core.models import ImportItem, IngestResult, TripleIn
 from core.ports import Embedder, GraphStore
 from core.rows import WorldRow
 from core.service import Core, CoreConfig
+from core.store.active_graph import ActiveFact, ActiveGraph
 from core.store.pool import StorePool
+from core.store.regroup import drop_entities
 from ontology import Ontology
-from tests.conftest import build_core, name_tables
+from tests.conftest import build_core, graph_tables, name_tables
 
 EMB = HashEmbedder()
 NOW = datetime(2026, 3, 2, tzinfo=UTC)
@@ -166,6 +168,7 @@ async def test_a_move_leaves_the_entity_indexes_as_the_database_reads_them(
                 store.move_messages(ids, dst, NOW)
                 assert set(store.entities) != before  # copies made, orphans deleted
                 out.append((_entity_indexes(store), _read_again(store)))
+                out.append(graph_tables(store))
             return out
 
         for live, fresh in await core.pool.run("c", moves):
@@ -190,6 +193,8 @@ async def test_an_import_keeps_the_single_values_the_same_lines_sent_one_by_one_
     for r in rows:
         await live.remember("c", author=r["author"], text=r["text"], message_id=r["id"], ts=_ts(r))
     want = _facts(await live.export("c"))
+    live_graph, fresh_graph = await live.pool.run("c", graph_tables)
+    assert live_graph == fresh_graph  # kept in step through the job's moves
     await live.close()
     imported = build_core(tmp_path / "import", real_embedder, ontology, world_mode="adaptive")
     items = [
@@ -197,6 +202,8 @@ async def test_an_import_keeps_the_single_values_the_same_lines_sent_one_by_one_
     ]
     await imported.remember_many("c", items)
     got = _facts(await imported.export("c"))
+    live_graph, fresh_graph = await imported.pool.run("c", graph_tables)
+    assert live_graph == fresh_graph
     await imported.close()
     assert got == want
     single = [f for f in want if f[1] == "BELONGS_TO" and f[0] == "Initech" and f[3] == "active"]
@@ -233,6 +240,7 @@ async def test_a_move_repoints_each_mention_once_whether_many_or_one_message_joi
 
         def move_and_read(store: GraphStore) -> list[tuple[str, str, str, str]]:
             _world(store, "w2")
+            store.active_graph()  # loaded before: the move keeps it in step
             store.move_messages(moving, "w2", NOW)
             rows = store._rows(  # type: ignore[attr-defined]
                 "MATCH (m:Message)-[r:MENTIONS]->(e:Entity) WHERE r.chat = $chat "
@@ -253,6 +261,8 @@ async def test_a_move_repoints_each_mention_once_whether_many_or_one_message_joi
         assert pairs == expected
         live, fresh = await pool.run("c", name_tables)
         assert live == fresh
+        live_graph, fresh_graph = await pool.run("c", graph_tables)
+        assert live_graph == fresh_graph and live_graph["mentions"]
     finally:
         await core.close()
 
@@ -287,5 +297,56 @@ async def test_a_name_said_again_where_its_entity_moved_from_gets_an_entity_of_t
         assert len(rows) == 3
         for a, a_world, world, b, b_world in rows:
             assert a_world == world == b_world, (a, b)
+    finally:
+        await core.close()
+
+
+def test_entities_a_move_deletes_take_every_fact_and_mention_still_on_them() -> None:
+    """DETACH DELETE of an orphan removes the facts no message moved (a fact without sources,
+    from a graph import; one outside the worlds the move read): the in-memory graph drops
+    them, active or closed, from both ends, as a fresh read would not find them."""
+    graph = ActiveGraph()
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    graph.add(ActiveFact("f1", "orphan", "ledger", "DEPENDS_ON", 1.0, at, [], "w1"))
+    graph.add(ActiveFact("f2", "ledger", "kept", "USES", 1.0, at, ["m1"], "w1"))
+    graph.record("f3", "kept", "orphan", at, ["m2"])  # closed, ends known from the move's read
+    graph.superseded["f3"] = ("kept", "orphan", "USES")
+    graph.record("f4", "other", "orphan", at, ["m3"])  # closed, in a world the move did not read
+    graph.mention("m4", "orphan")
+    graph.mention("m1", "ledger")
+    drop_entities(graph, ["orphan"], {"f3": ("kept", "orphan")})
+    assert set(graph.by_id) == {"f2"}
+    assert {e: set(f) for e, f in graph.out.items() if f} == {"ledger": {"f2"}}
+    assert {e: set(f) for e, f in graph.inn.items() if f} == {"kept": {"f2"}}
+    assert set(graph.provenance) == {"f2"} and not graph.superseded
+    assert {e: set(t) for e, t in graph.touching.items() if t} == {
+        "ledger": {"f2"},
+        "kept": {"f2"},
+    }
+    assert graph.mentions == {"ledger": {"m1": None}}
+
+
+async def test_a_fact_no_message_states_leaves_the_graph_with_the_entity_a_move_deletes(
+    tmp_path: Path, ontology: Ontology
+) -> None:
+    """checkout's second message moves to w2 (checkout gets a copy there), then its first: the
+    old checkout is left to nothing and deleted with a fact a graph import gave it (no source
+    message); the in-memory graph loses that fact too, as a fresh read does."""
+    core, one, two = await _two_checkout_facts(tmp_path, ontology)
+    try:
+
+        def moves(store: GraphStore) -> tuple[dict[str, Any], dict[str, Any]]:
+            _world(store, "w2")
+            store.move_messages([two.message_id], "w2", NOW)
+            old = store.by_key[(one.world, "checkout")]
+            payments = store.by_key[(one.world, "payment")]  # the key is the lemma
+            store.bulk_insert([], [(old, "USES", payments, 1.0)], world=one.world, now=NOW)
+            assert any(f.src == old for f in store.active_graph().by_id.values())
+            store.move_messages([one.message_id], "w2", NOW)
+            assert old not in store.entities  # deleted, with the fact
+            return graph_tables(store)
+
+        live, fresh = await core.pool.run("c", moves)
+        assert live == fresh
     finally:
         await core.close()

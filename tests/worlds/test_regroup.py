@@ -30,6 +30,7 @@ from core.store.pool import StorePool
 from core.world_names import distinctive_names, newest_texts
 from core.worlds import REFERENCE, WorldParams, joined_score, params_for
 from ontology import Ontology
+from tests.conftest import graph_tables
 from tests.worlds.conftest import ManualClock, adaptive_core
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -753,6 +754,8 @@ def _newest_both_ways(store: GraphStore) -> bool:
             from_db[world].append(text)
     assert len(from_db) >= 2
     assert newest_texts(store, 200) == from_db
+    live, fresh = graph_tables(store)  # and the graph, kept in step through the moves
+    assert live == fresh and live["mentions"]
     return True
 
 
