@@ -29,7 +29,7 @@ short is still due at the next start: the message's durable record is finished o
 the run (Ingest.remember), so the message is taken up again, found stored, and the run is
 done then, before any later message is routed. An import (core/pipeline/bulk.py) stops its
 batch at a message that makes the run due, runs it, and goes on: the chat ends as if its
-lines had been sent one by one (tests/worlds/test_regroup.py).
+lines had been sent one by one (tests/worlds/test_regroup_due.py).
 """
 
 from __future__ import annotations
