@@ -31,8 +31,10 @@ class ActiveGraph:
 
     Kùzu stays the source of truth. Measured at 100k facts: each per-hop traversal query took
     3-5 ms, so a question (four hops, mentions) spent most of its time in Kùzu while these
-    lookups are microseconds. ChatStore keeps it in step with the facts it writes itself and
-    drops it after any other write to facts, mentions or entities (reloaded on next read).
+    lookups are microseconds. ChatStore keeps it in step with the facts it writes itself, a
+    world merge's and a regrouping move's changes (core/store/merge.py, regroup.py) and the
+    folds after them, and drops it after any other write to facts or mentions and after a
+    rolled-back transaction (read again on next use; ~0.3 s at 10,000 facts).
     """
 
     def __init__(self) -> None:
