@@ -27,7 +27,7 @@ from core.ports import GraphStore
 from core.regroup import MAX_MESSAGES, Apart, Rows, plan
 from core.regroup_apply import Settled, carry_out, set_centroids, settle
 from core.rows import Extraction, MessageRow, WorldRow
-from core.world_names import OfflineNaming, rename_offline
+from core.world_names import OfflineNaming, newest_texts, rename_offline
 from core.worlds import WorldParams, entities_by_name, merge_all
 
 log = logging.getLogger(__name__)
@@ -205,14 +205,11 @@ class Maintenance(Stage):
 
 
 def _samples(store: GraphStore, world_ids: list[str], n: int = 8) -> dict[str, list[str]]:
-    """The newest few messages of each world (what a topic name is asked from)."""
-    out: dict[str, list[str]] = {w: [] for w in world_ids}
-    recall = store.recall  # the chat's messages in memory, their worlds in step (MessageIndex)
-    for row in range(len(recall) - 1, -1, -1):
-        bucket = out.get(store.resolve_world(recall.worlds[row]))
-        if bucket is not None and len(bucket) < n:
-            bucket.append(recall.texts[row])
-    return {w: texts for w, texts in out.items() if texts}
+    """The newest few messages of each world (what a topic name is asked from): those the
+    offline names are made from (a merge moves its messages into the world that stays, so
+    they name live worlds only)."""
+    newest = newest_texts(store, n)
+    return {w: newest[w] for w in world_ids if newest.get(w)}
 
 
 def _rename(store: GraphStore, world_id: str, topic: str) -> None:
