@@ -79,13 +79,15 @@ class WorldMover(HistoryWriter):
 
     def _repoint_mentions(self, moves: list[tuple[str, str, str]]) -> None:
         """(message, entity, new entity): each mention re-pointed, once. The pairs that exist
-        already are read in one statement; the old mentions are deleted with one statement
-        per entity they leave (its edges to the moving messages), and the new ones created
-        with one per entity they join when several messages join it (`m.uid IN $ms`, which
-        Kùzu answers by a filtered scan of the messages: ~5 ms at 20,000) and one per mention
-        otherwise (two primary-key look-ups, ~3.7 ms). A moving message's mentions join ~10
-        per entity (10,000 imported messages: 3,584 re-pointed onto 354 entities), so one
-        statement per mention cost 11.4 s of that import, a MERGE per mention more before.
+        already are read in one statement; the old mentions are deleted by one statement
+        (UNWIND of the pairs, each found by its two primary keys: one statement per entity
+        left was 29% of the move's samples in the job's first run after a 10,000-fact import),
+        and the new ones created with one per entity they join when several messages join it
+        (`m.uid IN $ms`, which Kùzu answers by a filtered scan of the messages: ~5 ms at
+        20,000) and one per mention otherwise (two primary-key look-ups, ~3.7 ms). A moving
+        message's mentions join ~10 per entity (10,000 imported messages: 3,584 re-pointed onto
+        354 entities), so one statement per mention cost 11.4 s of that import, a MERGE per
+        mention more before.
         Every delete runs before the creates; the entities left and joined are disjoint (a
         move joins an entity of the destination, a copy or an entity that moves itself)."""
         if not moves:
@@ -101,18 +103,17 @@ class WorldMover(HistoryWriter):
                 },
             )
         }
-        leaving: dict[str, set[str]] = {}
         joining: dict[str, set[str]] = {}
-        for m, e, t in moves:
-            leaving.setdefault(e, set()).add(m)
+        for m, _, t in moves:
             if (m, t) not in have:
                 joining.setdefault(t, set()).add(m)
-        for e, ms in leaving.items():
-            self._exec(
-                "MATCH (m:Message)-[r:MENTIONS]->(e:Entity {uid: $e}) WHERE e.chat = $chat AND "
-                "r.chat = $chat AND m.chat = $chat AND m.uid IN $ms DELETE r",
-                {"e": self._u(e), "ms": self._us(ms)},
-            )
+        left = {(m, e) for m, e, _ in moves}
+        self._by_pairs(
+            "MATCH (m:Message {uid: x.m})-[r:MENTIONS]->(e:Entity {uid: x.e}) WHERE "
+            "m.chat = $chat AND r.chat = $chat AND e.chat = $chat DELETE r",
+            [{"m": self._u(m), "e": self._u(e)} for m, e in sorted(left)],
+            exact=False,  # as before: whatever edges the pairs have (a pair read twice: once)
+        )
         for t, ms in joining.items():
             if len(ms) >= JOIN_BY_SCAN:
                 self._exec(
@@ -127,6 +128,19 @@ class WorldMover(HistoryWriter):
                     "AND t.chat = $chat CREATE (m)-[:MENTIONS {chat: $chat}]->(t)",
                     {"m": self._u(m), "t": self._u(t)},
                 )
+
+    def _by_pairs(
+        self, statement: str, rows: list[dict[str, Any]], *, exact: bool = True, **params: Any
+    ) -> None:
+        """`statement` for each of `rows` (`x` in it), in one statement. With `exact`, each
+        row must match one edge, or the move fails (and is rolled back) rather than copy a
+        fact whose original it did not find."""
+        if not rows:
+            return
+        got = self._rows(f"UNWIND $rows AS x {statement} RETURN count(*)", {"rows": rows, **params})
+        self.shard.wrote()
+        if exact and (not got or got[0][0] != len(rows)):
+            raise StoreError(f"a regrouping move matched {got} of {len(rows)} edges")
 
     def move_messages(self, message_ids: Sequence[str], dst: str, now: datetime) -> dict[str, int]:
         ids = sorted(set(message_ids))
@@ -202,20 +216,27 @@ class WorldMover(HistoryWriter):
             # regrouping's transaction was not found by kuzu 0.11.3, and the original was then
             # deleted (3 of 5 imports of 3,000 bench.bulk messages lost 4 facts so)
             copies_of: list[tuple[str, str, str]] = []
+            stay: list[dict[str, Any]] = []  # facts whose end points stay: re-worlded
+            gone: list[dict[str, Any]] = []  # facts copied between new end points
             for a, b, fid in going:
                 ta, tb = target.get(a, a), target.get(b, b)
-                p: dict[str, Any] = {"a": self._u(a), "b": self._u(b), "fid": fid}
-                between = (
-                    "MATCH (a:Entity {uid: $a})-[f:FACT]->(b:Entity {uid: $b}) WHERE "
-                    "a.chat = $chat AND f.chat = $chat AND f.id = $fid"
+                (stay if (ta, tb) == (a, b) else gone).append(
+                    {"a": self._u(a), "b": self._u(b), "fid": fid}
                 )
                 if (ta, tb) == (a, b):
-                    self._exec(f"{between} SET f.world = $dst", {**p, "dst": dst})
                     if graph is not None and (kept := graph.by_id.get(fid)) is not None:
                         kept.world, kept.edge = dst, None
-                    continue
-                self._exec(f"{between} DELETE f", p)
-                copies_of.append((ta, tb, fid))
+                else:
+                    copies_of.append((ta, tb, fid))
+            # one statement each (UNWIND, each edge by its end points' primary keys): one per
+            # fact was 24% of the move's samples in the job's first run after a 10,000-fact
+            # import
+            between = (
+                "MATCH (a:Entity {uid: x.a})-[f:FACT]->(b:Entity {uid: x.b}) WHERE "
+                "a.chat = $chat AND f.chat = $chat AND f.id = x.fid"
+            )
+            self._by_pairs(f"{between} SET f.world = $dst", stay, dst=dst)
+            self._by_pairs(f"{between} DELETE f", gone)
             ends = {r[2]: (r[0], r[1]) for r in rows}
             for ta, tb, fid in copies_of:
                 if not self._create_fact_copy(ta, tb, columns[fid], dst):

@@ -25,6 +25,32 @@ def test_a_matrix_grows_by_a_quarter_and_keeps_every_row() -> None:
     assert len(m) == 2999 and np.array_equal(m.vector("m3000"), rows[0])
 
 
+def test_a_matrix_removes_rows_in_place_and_keeps_the_others_in_order() -> None:
+    """Removal moves up the rows after the first one removed, in the buffer it has (the
+    regrouping job removes a few entities at each move of a large chat), and gives the buffer
+    back once most rows are gone."""
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((2000, 8)).astype(np.float32)
+    m = VectorMatrix(8)
+    for i, row in enumerate(rows):
+        m.add(f"m{i}", row)
+    buffer = m._data
+    gone = {"m3", "m1500", "m1999", "m77", "absent"}
+    m.remove(gone)
+    left = [i for i in range(2000) if f"m{i}" not in gone]
+    assert m._data is buffer and len(m) == 1996
+    assert m.ids == [f"m{i}" for i in left] and np.array_equal(m.matrix, rows[left])
+    assert all(m.row(f"m{i}") == j for j, i in enumerate(left)) and "m3" not in m
+    m.add("new", rows[3])  # into the room the removal left, where the next add goes
+    assert m._data is buffer and m.row("new") == 1996 and np.array_equal(m.vector("new"), rows[3])
+    m.remove({f"m{i}" for i in range(1900)})
+    assert len(m._data) <= 1.25 * len(m) + 16  # given back
+    assert m.ids == [f"m{i}" for i in left if i >= 1900] + ["new"]
+    assert np.array_equal(m.matrix, np.vstack([rows[[i for i in left if i >= 1900]], rows[3:4]]))
+    m.remove(set(m.ids))
+    assert len(m) == 0 and m.matrix.shape == (0, 8)
+
+
 def test_a_batch_table_comes_from_the_system_allocator() -> None:
     pa = arrow()
     pool = pa.system_memory_pool()
