@@ -22,9 +22,16 @@ cluster / worlds per topic, the stream read in order, with the job of core.regro
   per 1,000 messages.
 
 What the counts rest on is kept with the chat, in one meta record (REGROUPED): the live
-messages the job last saw, the chat's stored messages then, and whether a run is due. The
-record changes only when the job runs and when a run falls due (in the transaction of the
-message that made it due), so a message costs no write of its own. A run that a kill cut
+messages the job last saw, the sequence number of the chat's newest message then, and whether
+a run is due. The record changes only when the job runs and when a run falls due (in the
+transaction of the message that made it due), so a message costs no write of its own. Growth
+counts the messages routed as messages; a stated fact (/remember, a fact line of an import)
+and a message restored from an export are stored with their own message but never count,
+read again after a restart as live (`routed_since`): until 2026-12-07 a restart counted every
+message stored since the record, so three /remember facts between the first four messages
+made the job run at the fourth message after a restart and not without one
+(tests/worlds/test_regroup_due.py). A record written before then holds the chat's message
+count where the sequence number is now: the same number in a chat that never forgot a message. A run that a kill cut
 short is still due at the next start: the message's durable record is finished only after
 the run (Ingest.remember), so the message is taken up again, found stored, and the run is
 done then, before any later message is routed. An import (core/pipeline/bulk.py) stops its
@@ -44,7 +51,7 @@ from core.worlds import WorldParams
 
 GROWTH_MIN = 2 * MIN_PART  # the smallest world the job can split in two
 CHATS = 10_000  # chats whose counts are kept in memory (least recently used dropped)
-REGROUPED = "regrouped"  # the chat's meta record: "<seen> <stored then> <due 0|1>"
+REGROUPED = "regrouped"  # the chat's meta record: "<seen> <newest seq then> <due 0|1>"
 
 
 @dataclass
@@ -70,8 +77,8 @@ class RegroupDue:
             if counts is not None:
                 self._counts.move_to_end(store.chat)
                 return counts, False
-        seen, stored, due = (int(x) for x in (store.meta(REGROUPED) or "0 0 0").split())
-        counts = _Counts(seen, max(store.message_count() - stored, 0), bool(due))
+        seen, then, due = (int(x) for x in (store.meta(REGROUPED) or "0 0 0").split())
+        counts = _Counts(seen, store.routed_since(then), bool(due))
         with self._lock:
             self._counts[store.chat] = counts
             while len(self._counts) > CHATS:
@@ -121,5 +128,7 @@ class RegroupDue:
 
     @staticmethod
     def _record(store: GraphStore, counts: _Counts) -> None:
-        stored = store.message_count() - counts.since
-        store.set_meta(REGROUPED, f"{counts.seen} {stored} {int(counts.due)}")
+        """Written when the job ran (nothing counted since) or a run fell due (the count no
+        longer matters until it runs): the newest message is where counting starts again."""
+        assert counts.due or counts.since == 0
+        store.set_meta(REGROUPED, f"{counts.seen} {store.last_seq()} {int(counts.due)}")

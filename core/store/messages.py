@@ -12,9 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.index.vectors import VectorMatrix
-from core.rows import (
-    MessageRow,
-)
+from core.rows import Extraction, MessageRow
 from core.store.connection import _naive, _utc
 from core.store.graph import GraphReader
 
@@ -104,6 +102,21 @@ class MessageLog(GraphReader):
 
     def message_count(self) -> int:
         return len(self.message_ids)
+
+    def last_seq(self) -> int:
+        """The sequence number of the chat's newest message (0: none yet)."""
+        return self.message_seq
+
+    def routed_since(self, seq: int) -> int:
+        """Messages stored after `seq` that came as messages: not stated facts (explicit) and
+        not restored from an export (what the regrouping job's growth counts,
+        core/pipeline/due.py)."""
+        rows = self._rows(
+            "MATCH (m:Message) WHERE m.chat = $chat AND m.seq > $s AND NOT m.extraction IN $x "
+            "RETURN count(*)",
+            {"s": seq, "x": [Extraction.EXPLICIT.value, Extraction.IMPORT.value]},
+        )
+        return int(rows[0][0]) if rows else 0
 
     def recent_messages(self, limit: int = 5) -> list[MessageRow]:
         """The last `limit` messages, oldest first (hand-off cards show them)."""
