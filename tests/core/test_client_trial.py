@@ -4,17 +4,16 @@ on the code before its fix."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from bench.answers import says_it_does_not_know, tell_knowledge_base
-from core.models import IncomingMessage
+from bench.answers import tell_knowledge_base
 from core.ports import Embedder
 from core.service import Core
 from core.store.pool import StorePool
 from ontology import Ontology
+from tests.core.telling import answer_after, tell_by_minute
 from tests.doubles import ManualClock
 
 GUESTHOUSE = [
@@ -24,18 +23,6 @@ GUESTHOUSE = [
     "Pets are welcome, small dogs only, 10 euros per night.",
     "Cancelamento gratuito até 48 horas antes da chegada.",
 ]
-
-
-async def _tell(core: Core, texts: list[str], chat: str = "c") -> None:
-    day = datetime(2026, 9, 1, 9, tzinfo=UTC)
-    for i, text in enumerate(texts):
-        await core.remember(chat, author="Marta", text=text, ts=day + timedelta(minutes=i))
-
-
-async def _answer(core: Core, texts: list[str], question: str) -> str:
-    """The answer to the question in a chat told the texts."""
-    await _tell(core, texts)
-    return (await core.ask("c", question)).answer
 
 
 @pytest.mark.parametrize(
@@ -52,7 +39,7 @@ async def test_a_month_or_weekday_is_no_name_the_chat_never_mentioned(
 ) -> None:
     """ "December" is capitalised and no message writes it, so the question was answered "I
     have nothing about double room in December, December": a date is when, not what."""
-    answer = await _answer(use_core, GUESTHOUSE, question)
+    answer = await answer_after(use_core, GUESTHOUSE, question)
     assert "85" in answer, answer
 
 
@@ -72,7 +59,7 @@ async def test_how_long_is_answered_by_the_sentence_with_the_duration(
     """ "how long is the bootcamp?" quoted "No prior coding experience is needed for the
     bootcamp" (0.39 from the question with USE, the answer 0.30): "long" was an asked word no
     sentence holds, where a number holds it as it holds "how much"."""
-    answer = await _answer(use_core, SCHOOL, question)
+    answer = await answer_after(use_core, SCHOOL, question)
     assert "12 weeks" in answer, answer
 
 
@@ -96,7 +83,7 @@ async def test_a_sentence_near_in_meaning_answers_with_no_word_in_common(
     """A sentence three quarters of the way from two topics' distance to one topic's (0.27 to
     0.30 from these questions with USE) is quoted on its meaning alone; it needed a whole
     topic's closeness, so these found nothing."""
-    answer = await _answer(use_core, texts, question)
+    answer = await answer_after(use_core, texts, question)
     assert expected in answer, answer
 
 
@@ -123,7 +110,7 @@ async def test_a_name_the_chat_never_mentions_is_said_and_the_nearest_sentence_s
     """The answer was only "I have nothing about France": the client did not learn where
     the shop does ship. It still says that first, then the sentence holding the rest of
     what the question asks."""
-    answer = await _answer(use_core, texts, question)
+    answer = await answer_after(use_core, texts, question)
     lines = answer.splitlines()
     assert unknown in lines[0] and nearest not in lines[0], answer
     assert nearest in lines[1], answer
@@ -133,7 +120,7 @@ async def test_a_name_the_chat_never_mentions_shows_no_sentence_that_misses_the_
     use_core: Core,
 ) -> None:
     """Nothing holds the rest of the question ("gift"): no sentence is shown."""
-    answer = await _answer(
+    answer = await answer_after(
         use_core,
         ["We ship to Portugal and Spain only, 3 to 5 days."],
         "do you sell Amazon gift cards?",
@@ -193,13 +180,13 @@ async def test_where_the_company_is_is_answered_by_the_sentence_with_its_address
     """ "where are you located?" found nothing: the address was written in another language
     and shares no word with the question (0.08 with USE). A sentence with a street and a
     number holds what an address question asks."""
-    answer = await _answer(use_core, texts, question)
+    answer = await answer_after(use_core, texts, question)
     assert expected in answer, answer
 
 
 async def test_where_someone_lives_asks_no_address(use_core: Core) -> None:
     """A "where" question about someone else is not answered by the company's street."""
-    await _tell(
+    await tell_by_minute(
         use_core,
         [
             "Our shop is at Rua Augusta 1500, Lisbon.",
@@ -236,14 +223,14 @@ async def test_booking_and_being_late_are_asked_in_other_words_than_the_team_wro
     """ "как записаться?" (how do I book?) answered "I have nothing about «записаться»": the
     team wrote "запись" (a booking), another word to the index and 0.20 from the question with
     USE. Booking and being late are everyday equivalents now."""
-    answer = await _answer(use_core, SALON, question)
+    answer = await answer_after(use_core, SALON, question)
     assert expected in answer, answer
 
 
 async def test_a_verb_alone_is_never_said_back_as_something_unknown(use_core: Core) -> None:
     """ "во сколько вы закрываетесь?" answered "I have nothing about «закрываетесь»" (are you
     closing): the one word left of a question is said back only when it names a thing."""
-    answer = await _answer(
+    answer = await answer_after(
         use_core, ["маникюр с покрытием 2200, без покрытия 1200"], "во сколько вы закрываетесь?"
     )
     assert "закрываетесь" not in answer, answer
@@ -260,7 +247,7 @@ async def test_a_follow_up_question_is_read_with_the_askers_previous_one(use_cor
     """ "do you have parking?", then "how much is it?": the second question alone names
     nothing and found nothing. A short question that points back ("it", "isso", "это", or
     starting with "and") is read with the same person's question of the last minutes."""
-    await _tell(use_core, PARKING)
+    await tell_by_minute(use_core, PARKING)
     first = await use_core.ask("c", "do you have parking?", author="guest1")
     assert "estacionamento" in first.answer, first.answer
     answer = (await use_core.ask("c", "how much is it?", author="guest1")).answer
@@ -275,7 +262,7 @@ async def test_a_follow_up_asking_its_own_thing_keeps_only_what_the_last_was_abo
     """ "quanto custa uma aula?", then "and on which days?": read with the whole of the last
     question, the price it asked took the quote to the price. The follow-up asks for the days;
     the last question gives only what it was about (the class)."""
-    await _tell(
+    await tell_by_minute(
         use_core,
         [
             "a aula de yoga custa 12€, pacote de 10 aulas 100€",
@@ -294,7 +281,7 @@ async def test_a_follow_up_asking_its_own_thing_keeps_only_what_the_last_was_abo
 
 async def test_a_follow_up_is_not_read_with_another_persons_question(use_core: Core) -> None:
     """Someone else's question, or one asked long before, is no context."""
-    await _tell(use_core, PARKING)
+    await tell_by_minute(use_core, PARKING)
     await use_core.ask("c", "do you have parking?", author="guest1")
     alone = (await use_core.ask("c", "how much is it?")).answer
     other = (await use_core.ask("c", "how much is it?", author="guest2")).answer
@@ -309,7 +296,7 @@ async def test_a_follow_up_is_not_read_with_a_question_of_long_ago(
     pool = StorePool(tmp_path / "d", dim=use_embedder.dim, model_name=use_embedder.model_name)
     core = Core(pool=pool, embedder=use_embedder, ontology=ontology, clock=clock)
     try:
-        await _tell(core, PARKING)
+        await tell_by_minute(core, PARKING)
         await core.ask("c", "do you have parking?", author="guest1")
         clock.advance(minutes=9)
         assert "15 euros" in (await core.ask("c", "how much is it?", author="guest1")).answer
@@ -325,7 +312,7 @@ async def test_how_long_shows_no_later_price_under_the_duration(use_core: Core) 
     "Later: the Data Science Bootcamp now costs $2,100": an update of the price, not of what
     was asked. A duration question is held by a sentence with a unit of time."""
     later = "Update: the Data Science Bootcamp now costs $2,100 from the January cohort."
-    answer = await _answer(use_core, [*SCHOOL, later], "how long is the bootcamp?")
+    answer = await answer_after(use_core, [*SCHOOL, later], "how long is the bootcamp?")
     assert "12 weeks" in answer and "2,100" not in answer, answer
 
 
@@ -343,7 +330,7 @@ async def test_a_no_says_when_the_statement_waits_for_review(
     """ "Northwind depends on Contoso" waits for review (Northwind is a company here, and
     DEPENDS_ON links services), so "Does Northwind depend on Contoso?" answered a bare "No, I
     have no fact that ...", as if nobody had said it. The no now says a statement waits."""
-    await _tell(use_core, ["Ann works at Northwind", "Northwind depends on Contoso"])
+    await tell_by_minute(use_core, ["Ann works at Northwind", "Northwind depends on Contoso"])
     assert await use_core.pending("c")
     answer = (await use_core.ask("c", question)).answer
     assert waits in answer, answer
@@ -369,7 +356,7 @@ async def test_who_owns_the_company_is_asked_in_other_words_than_the_team_wrote(
     """ "sou a dona" (I am the owner) is far from "who is the owner of the company?" by
     meaning (under 0.18 with USE); owner is an everyday equivalent now, and "company" in a
     question to a company's bot is the company itself, no word a sentence must hold."""
-    answer = await _answer(use_core, PETS, question)
+    answer = await answer_after(use_core, PETS, question)
     assert "sou a dona" in answer, answer
 
 
@@ -387,254 +374,3 @@ async def test_qto_is_how_much(use_core: Core) -> None:
     await tell_knowledge_base(use_core, "c", "patinhas")  # bench.answers --set patinhas
     answer = (await use_core.ask("c", "qto é a hospedagem do cão por noite")).answer
     assert "35 €" in answer, answer
-
-
-BAKERY = [
-    "Bom dia pessoal! Forno novo chegou 🎉",
-    "lembrando: encomendas de bolo só pelo WhatsApp, com 48h de antecedência",
-    "WhatsApp для клиентов: +351 912 777 404. Отвечаем с 8 до 18",
-    "orders by email too: encomendas@padaria-sol.pt, we reply the same day",
-    "the sourdough is 4.50 € a loaf",
-]
-
-
-@pytest.mark.parametrize(
-    ("question", "expected"),
-    [
-        ("whats your whatsapp", "912 777 404"),
-        ("qual o telefone de vocês?", "912 777 404"),
-        ("какой у вас email?", "encomendas@padaria-sol.pt"),
-        ("como entro em contato por email?", "encomendas@padaria-sol.pt"),
-    ],
-)
-async def test_a_contact_question_is_answered_by_the_sentence_that_writes_the_contact(
-    use_core: Core, question: str, expected: str
-) -> None:
-    """ "whats your whatsapp" quoted "É só agendar comigo pelo WhatsApp" (the same word, more
-    alike) over the Russian line with the number (bench.answers --set lingva). A phone or
-    e-mail question is held by a sentence that writes one, a lead-in ("WhatsApp для
-    клиентов:") with the number it leads to."""
-    answer = await _answer(use_core, BAKERY, question)
-    assert expected in answer, answer
-
-
-async def test_a_loanword_in_the_other_script_is_found_and_quoted(use_core: Core) -> None:
-    """ "do you do apostille?" was answered "I have nothing about apostille": the message says
-    "апостиль", no token in common, and its vector was not among the nearest. The word index
-    also posts words by their sound across scripts, and the quote's word bridge counts it."""
-    answer = await _answer(
-        use_core,
-        [
-            "Доброе утро! Кофе закончился",
-            "Апостиль на дипломы ставим за 3 рабочих дня, 120 лари",
-            "письменный перевод 25 лари за страницу",
-            "parking is free behind the building",
-        ],
-        "how much is the apostille?",
-    )
-    assert "120 лари" in answer, answer
-
-
-GYM = [
-    "Bom dia! O ar condicionado da sala 2 voltou a funcionar",
-    "Mensalidade 45 € com acesso livre das 6h às 21h.",
-    "Treino noturno depois das 21h tem acréscimo de 5 € por sessão.",
-    "Personal trainer: 30 € a hora, marcar na recepção",
-    "Toalhas grátis para todos os sócios",
-]
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        "is there an extra charge to train at night?",
-        "какая доплата за вечерние тренировки?",
-    ],
-)
-async def test_a_surcharge_at_night_is_found_across_languages(
-    use_core: Core, question: str
-) -> None:
-    """ "вечерние прогулки есть? доплата какая" quoted "Цены на прогулки не меняются" against
-    "Passeio noturno depois das 20h tem acréscimo de 3 €" (bench.answers --set patinhas):
-    night / evening and a surcharge are everyday equivalents, and "доплата" asks an amount."""
-    answer = await _answer(use_core, GYM, question)
-    assert "5 €" in answer, answer
-
-
-DENTAL = [
-    "Bom dia time! Lembrando os preços novos da clínica",
-    "Limpeza dental R$ 180, clareamento R$ 900 (duas sessões)",
-    "Implante unitário a partir de R$ 3.500, parcelamos em até 12x sem juros",
-    "Aparelho ortodôntico fixo: R$ 250 por mês de manutenção",
-    "We don't accept dental insurance plans except Amil and SulAmérica",
-]
-
-
-async def test_what_a_lead_in_introduces_is_quoted_with_it(use_core: Core) -> None:
-    """ "R$ 250 por mês de manutenção" was quoted alone: the client did not see that it is the
-    braces' maintenance ("Aparelho ortodôntico fixo:" before it)."""
-    answer = await _answer(use_core, DENTAL, "e quanto é a manutenção do aparelho?")
-    assert "Aparelho ortodôntico fixo: R$ 250" in answer, answer
-
-
-CLASSES = [
-    "Aulas de spinning às terças e quintas às 19h, 8 € a aula",
-    "Kids swimming lessons on Saturdays at 9am, 40 € a month",
-]
-
-
-@pytest.mark.parametrize(
-    ("question", "lang"),
-    [
-        ("do you have tennis lessons?", "en"),
-        ("vocês têm aulas de ioga?", "pt"),
-        ("сколько стоят занятия боксом?", "ru"),
-    ],
-)
-async def test_a_thing_no_message_mentions_is_said_to_be_unknown(
-    use_core: Core, question: str, lang: str
-) -> None:
-    """ "do you offer french classes?" quoted the end-of-course certificate (bench.answers
-    --set lingva, questions nothing answers): a word the question asks with that no message
-    holds in any language, with no sentence near the question by meaning, is said back (or
-    nothing is found) before any quote."""
-    answer = await _answer(use_core, [*GYM, *CLASSES], question)
-    assert says_it_does_not_know(answer, lang), answer
-
-
-CAR_SHOP = [
-    "Всем привет! Напоминаю расценки автосервиса",
-    "Замена масла с фильтром — 2500 руб, работа 30 минут",
-    "Диагностика ходовой бесплатно при ремонте, отдельно 1500 руб",
-    "Шиномонтаж R13-R16 — 2000 руб за комплект, R17+ — 3000 руб",
-    "We are open Mon-Sat 9:00-21:00, Sunday closed",
-    "Мастер по электрике — Игорь, по кузову — Арсен",
-    "Гарантия на работы 6 месяцев, на запчасти — как у производителя",
-    "Оплата картой, наличными или переводом по СБП",
-    "Адрес: Москва, ул. Лесная 12, въезд со двора",
-    "Эвакуатор по Москве 4000 руб, за МКАД +50 руб/км",
-    "Кофе для клиентов бесплатно ☕",
-]
-
-
-async def test_a_verb_or_a_vague_word_is_not_said_back_as_unknown(use_core: Core) -> None:
-    """ "who handles electrical problems?" answered "I have nothing about handles, problems",
-    then the right sentence: a word after "who" is a verb, and "problems" names nothing."""
-    answer = await _answer(use_core, CAR_SHOP, "who handles electrical problems?")
-    assert "Игорь" in answer and "handles" not in answer and "problems" not in answer, answer
-
-
-YOGA = [
-    "Hi all, quick notes for the front desk",
-    "Yoga studio prices: drop-in class 18 €, 10-class pass 150 €, unlimited monthly 95 €",
-    "First class is free for new students",
-    "Parking: free street parking on weekends only",
-    "A instrutora de pilates é a Joana, de hatha yoga o Pedro",
-]
-
-
-async def test_a_membership_is_an_everyday_word_in_three_languages(use_core: Core) -> None:
-    """ "сколько стоит абонемент на месяц?" answered "I have nothing about «абонемент»" before
-    the right sentence ("10-class pass 150 €, unlimited monthly 95 €")."""
-    answer = await _answer(use_core, YOGA, "сколько стоит абонемент на месяц?")
-    assert answer.startswith("«Yoga studio prices"), answer
-
-
-CAKES = [
-    "Доброе утро! Кондитерская «Мёд» напоминает",
-    "Торт на заказ от 2500 руб за кг, заказ минимум за 3 дня",
-    "Доставка по городу 300 руб, бесплатно от 5000 руб",
-    "We bake gluten-free cakes on request, +20% to the price",
-    "Pagamento por Pix ou cartão, sem dinheiro",
-]
-
-
-@pytest.mark.parametrize(
-    ("question", "expected"),
-    [
-        ("скок стоит торт?", "2500 руб"),  # slang "how much"; a price, not "+20%"
-        ("почём торт?", "2500 руб"),
-        ("do u deliver", "Доставка по городу"),
-    ],
-)
-async def test_short_questions_of_a_shop(use_core: Core, question: str, expected: str) -> None:
-    """A client trial of a cake shop (2026-12-04): "скок стоит торт?" quoted the gluten-free
-    surcharge, "do u deliver" found nothing against "Доставка по городу 300 руб"."""
-    answer = await _answer(use_core, CAKES, question)
-    assert expected in answer, answer
-
-
-async def test_a_generic_word_is_not_said_back_as_unknown(use_core: Core) -> None:
-    """ "есть ли пробный период?" answered "nothing about «период»" before the trial."""
-    answer = await _answer(
-        use_core,
-        [
-            "Morning team! A few reminders for the support desk",
-            "Our Basic plan is $15 per month, Pro is $40 per month",
-            "Free trial lasts 14 days, no card required",
-            "Data is stored in Frankfurt (EU)",
-        ],
-        "есть ли пробный период?",
-    )
-    assert answer.startswith("«Free trial lasts 14 days"), answer
-
-
-@pytest.mark.parametrize(
-    ("text", "reply"),
-    [
-        ("obrigado!", "De nada!"),
-        ("спасибо большое 🙏", "Пожалуйста!"),
-        ("thanks guys", "You're welcome!"),
-        ("bom dia pessoal", "Olá!"),
-        ("hello there", "Hello!"),
-    ],
-)
-async def test_a_greeting_or_thanks_is_answered_in_kind(
-    use_core: Core, text: str, reply: str
-) -> None:
-    """A client's "obrigado!" was answered "Anotado (nenhum fato reconhecido)" (found in the
-    console, 2026-12-07). A message that says something more is still noted."""
-    await _tell(use_core, ["a aula de yoga custa 12€"])
-    got = await use_core.handle_message("c", IncomingMessage(author="guest", text=text))
-    assert got.text.startswith(reply), got.text
-    noted = await use_core.handle_message(
-        "c", IncomingMessage(author="guest", text="obrigado, amanhã levo a prancha")
-    )
-    assert not noted.text.startswith("De nada"), noted.text
-
-
-async def test_a_question_whose_first_word_is_misspelled_is_answered(use_core: Core) -> None:
-    """ "qunato custa a avaliaçao" (no "?") was remembered as a statement ("Anotado ...")
-    instead of answered (found in the console, 2026-12-07); a statement that starts with a
-    dictionary word one letter from a question word ("world", "could") is still a statement."""
-    await _tell(use_core, ["consulta de avaliação 40€, limpeza 55€"])
-    got = await use_core.handle_message(
-        "c", IncomingMessage(author="guest", text="Qunato custa a avaliaçao")
-    )
-    assert got.kind == "answer" and "40€" in got.text, got.text
-    got = await use_core.handle_message(
-        "c", IncomingMessage(author="guest", text="сколко стоит консультация")
-    )
-    assert got.kind == "answer", got.text
-    noted = await use_core.handle_message(
-        "c", IncomingMessage(author="staff", text="world cup final on the TV in the waiting room")
-    )
-    assert noted.kind != "answer", noted.text
-
-
-async def test_uma_is_no_word_a_question_asks_whatever_its_lemma(use_core: Core) -> None:
-    """The lemmatiser reads "uma" as the verb "umar" (and "pelo" as "pelar", "suas" as
-    "suar"): "quanto custa uma limpeza para crianças?" asked for "umar", which no sentence
-    holds, and quoted the cleaning's new price over the children's discount on cleaning; so
-    did the follow-up "e para crianças?" (found in the console, 2026-12-07)."""
-    await _tell(
-        use_core,
-        [
-            "consulta de avaliação 40€, limpeza 55€, branqueamento 250€",
-            "crianças até 12 anos têm 20% de desconto na limpeza",
-            "we're closed on Saturdays from December, Monday to Friday 9-19",
-            "atualização: a limpeza passa a 60€ a partir de janeiro",
-        ],
-    )
-    got = await use_core.ask("c", "quanto custa uma limpeza para crianças?")
-    assert got.answer.startswith("“crianças até 12 anos"), got.answer

@@ -17,7 +17,7 @@ from core.pipeline.erase import name_keys, names_in
 from core.service import Core
 from ontology import Ontology
 from tests.conftest import pool_of
-from tests.core.test_durable import CHAT, make_core
+from tests.core.durable_core import CHAT, make_core
 
 SURF = [
     ("1", "Pedro works at the surf school since 2019"),
