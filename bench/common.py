@@ -1,4 +1,4 @@
-"""Helpers shared by the benchmarks: percentiles, RSS, the offline model."""
+"""Helpers shared by the benchmarks: percentiles, RSS, disk, the offline models."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import shutil
 import statistics
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from core.embedding.fastembed import BUNDLED_MODEL, FastEmbedEmbedder, bundled_minilm_dir
 from core.ports import Embedder
@@ -39,3 +40,17 @@ def scratch_dir() -> Path:
     path = Path(tempfile.mkdtemp(prefix="graphmem-bench-"))
     atexit.register(shutil.rmtree, path, True)
     return path
+
+
+def du_kb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1024
+
+
+def in_process_embedder(name: str) -> Any:
+    """The model of the parts run in this process: USE (512-d, the offline default of a bot
+    without a fastembed cache) or the bundled MiniLM (384-d)."""
+    if name == "use":
+        from core.embedding.use import UseEmbedder
+
+        return UseEmbedder(threads=1)
+    return offline_embedder()
