@@ -7,7 +7,9 @@ import sys
 from typing import TextIO
 
 from bot.conversation import with_follow_up
-from bot.render import render_facts, render_pending, render_trace, render_worlds
+from bot.render import render_facts, render_ingest, render_pending, render_trace, render_worlds
+from bot.texts import t
+from bot.triples import MalformedTriple, explicit_triple
 from core.contract import CoreApi
 from core.errors import CoreError, InvalidInput, NotFound
 from core.language import sanitize
@@ -15,7 +17,8 @@ from core.models import IncomingMessage
 
 HELP = """Type a statement to remember it ("checkout depends on payments"),
 or a question to ask ("which policy applies to checkout?").
-Commands: /why  /facts [entity]  /forget <name|all>  /worlds  /review  /approve N  /reject N
+Commands: /remember <statement, or subject | kind | PREDICATE | object | kind>
+          /why  /facts [entity]  /forget <name|all>  /worlds  /review  /approve N  /reject N
           /help  /quit"""
 
 
@@ -26,6 +29,8 @@ async def console_command(core: CoreApi, chat: str, line: str) -> str:
     try:
         if cmd in ("/help", "/start"):
             return HELP
+        if cmd == "/remember":  # as Telegram's /remember and Slack's `/kb remember`
+            return await _remember(core, chat, arg)
         if cmd == "/why":
             trace = await core.why(chat)
             return render_trace(trace) if trace else "No answer to explain yet."
@@ -64,6 +69,20 @@ async def console_command(core: CoreApi, chat: str, line: str) -> str:
         return str(exc)
     except CoreError as exc:
         return f"Sorry, that failed: {exc}"
+
+
+async def _remember(core: CoreApi, chat: str, text: str) -> str:
+    """A fact stated in the pipe syntax is stored as it is written (the ontology checks it);
+    a statement in words is remembered as a message."""
+    try:
+        triple = explicit_triple(text)
+    except MalformedTriple:
+        return t("telegram.remember_usage", "en")
+    if not text:
+        return t("telegram.remember_usage", "en")
+    if triple is not None:
+        return render_ingest(await core.remember_triple(chat, triple, author="you"), "en")
+    return render_ingest(await core.remember(chat, author="you", text=text), "en")
 
 
 async def run_console(

@@ -166,6 +166,30 @@ async def test_console_commands(core: Core) -> None:
     assert "No facts" in await console_command(core, chat, "/facts")
 
 
+async def test_console_remembers_a_fact_in_the_pipe_syntax_as_the_other_front_ends(
+    core: Core,
+) -> None:
+    """`/remember a | kind | P | b | kind` stores the fact as written (the console had no
+    /remember: the line was an unknown command, and typed without it a message with no fact);
+    the ontology's refusal, a malformed line and a statement in words are answered as Telegram
+    answers them."""
+    chat = "console:remember"
+    stored = await console_command(core, chat, "/remember Ann | person | WORKS_AT | Acme | company")
+    assert "Remembered" in stored and "Acme" in stored, stored
+    assert "WORKS_AT" in await console_command(core, chat, "/facts Ann")
+    refused = await console_command(
+        core, chat, "/remember Ann | person | FLIES_TO | Acme | company"
+    )
+    assert "FLIES_TO" in refused and "Remembered" not in refused, refused
+    assert "Usage: /remember" in await console_command(core, chat, "/remember Ann | person")
+    assert "Usage: /remember" in await console_command(core, chat, "/remember")
+    said = await console_command(core, chat, "/remember checkout depends on payments")
+    assert "Remembered" in said, said
+    assert "DEPENDS_ON" in await console_command(core, chat, "/facts checkout")
+    facts = await core.facts(chat)
+    assert sorted(f.predicate for f in facts) == ["DEPENDS_ON", "WORKS_AT"]
+
+
 async def test_worlds_lists_the_live_worlds_and_counts_the_merged_ones(core: Core) -> None:
     """A merged world is an alias of the one it joined: /worlds does not list it as a topic."""
     chat = "console:test"
