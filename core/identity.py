@@ -38,12 +38,17 @@ _TRANSLIT = str.maketrans(
     }
 )  # fmt: skip
 # Latin spellings of one sound, longest first; capitals mark a digraph already folded. "th" is
-# "т" in Russian spellings of Latin names (Python/Питон, Thomson/Томсон, Ethernet aside)
+# "т" in Russian spellings of Latin names (Python/Питон, Thomson/Томсон, Ethernet aside). An
+# English or Portuguese "j" is "дж" or "ж" in Russian (Jakarta / Джакарта, Jenkins / Дженкинс,
+# João / Жоао): one sound, "Z", with "dzh" and "zh" (it was "й", as in Jaroslav / Ярослав, a
+# spelling these chats' languages do not use: "Где находится Джакарта?" had nothing about
+# Джакарта beside "Jakarta is located in Java", found in the console 2026-12-07)
 _DIGRAPHS = (
-    ("shch", "S"), ("sch", "S"), ("sh", "S"), ("ch", "C"), ("tch", "C"), ("zh", "Z"),
+    ("shch", "S"), ("sch", "S"), ("sh", "S"), ("ch", "C"), ("tch", "C"), ("dzh", "Z"),
+    ("dj", "Z"), ("zh", "Z"),
     ("kh", "h"), ("ts", "c"), ("tz", "c"), ("ph", "f"), ("th", "t"), ("ck", "k"), ("qu", "kv"),
     ("x", "ks"),
-    ("w", "v"), ("c", "k"), ("q", "k"), ("z", "s"), ("j", "y"),
+    ("w", "v"), ("c", "k"), ("q", "k"), ("z", "s"), ("j", "Z"),
     # Portuguese: "nh" and "lh" are "нь" and "ль" (Matosinhos / Матозиньюш), and an "s" that
     # ends a syllable is "ш" (Cascais / Кашкайш, Estoril / Эшторил), so "ш" is an "s" here: a
     # bakery's chat had nothing about Cascais beside "В Синтру и Кашкайш возим за 25€"
@@ -60,7 +65,7 @@ MIN_SPELLED_LETTERS = 3
 
 
 def _spelled(word: str) -> str:
-    latin = word.translate(_TRANSLIT).replace("y", "i")
+    latin = word.translate(_TRANSLIT).replace("dzh", "j").replace("zh", "j").replace("y", "i")
     return re.sub(r"(.)\1+", r"\1", latin)
 
 

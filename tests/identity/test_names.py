@@ -7,6 +7,7 @@ import pytest
 from core.extract import OfflineExtractor
 from core.identity import NameIndex, NameRules
 from core.language import governed
+from core.service import Core
 from ontology import load_ontology
 
 ONTO = load_ontology()
@@ -106,6 +107,29 @@ def test_transliteration_bridges_scripts_only() -> None:
     assert index.find(["w"], "chekout").ids == ()  # same script: a typo is not a translation
     index.add("ann", "w", ["Ann"])
     assert index.find(["w"], "Ан").ids == ()  # too short to tell
+
+
+def test_an_english_or_portuguese_j_is_russian_dzh_or_zh() -> None:
+    """ "Где находится Джакарта?" had nothing about Джакарта in a chat that wrote "Jakarta is
+    located in Java": the skeleton read "j" as "й" ("krt" against "dZkrt"). An English "j" is
+    "дж" in Russian, a Portuguese one "ж", long names and short ones (spelled)."""
+    index = NameIndex(RULES)
+    index.add("jk", "w", ["Jakarta"])
+    index.add("jn", "w", ["Дженкинс"])
+    index.add("jo", "w", ["João"])
+    index.add("zh", "w", ["Женя"])
+    assert index.find(["w"], "Джакарта").ids == ("jk",)
+    assert index.find(["w"], "Jenkins").ids == ("jn",)
+    assert index.find(["w"], "Жоао").ids == ("jo",)
+    assert index.find(["w"], "Zhenya").ids == ("zh",)
+    assert index.find(["w"], "Jakarta").ids == ("jk",)  # and as written
+    assert index.find(["w"], "Карта").ids == ()  # the rest of the skeleton is no match
+
+
+async def test_a_russian_question_finds_an_english_j_name(core: Core) -> None:
+    await core.remember("c", author="Ana", text="Jakarta is located in Java")
+    got = await core.ask("c", "Где находится Джакарта?")
+    assert got.answer.splitlines()[0] == "Место: Java.", got.answer
 
 
 def test_a_short_name_is_matched_across_scripts_by_its_spelling() -> None:
