@@ -66,8 +66,9 @@ class VectorMatrix:
         """Drop these rows in place, the others in their order: only the rows after the
         first one removed move up. The regrouping job removes a few entities at each move;
         copying the whole matrix into one of its exact size each time (and again when the
-        next add grew it) was 9% of the job's samples in a 10,000-message import (py-spy). The buffer shrinks once it holds more than GROWTH^2
-        times its rows (a world forgotten)."""
+        next add grew it) was 9% of the job's samples in a 10,000-message import (py-spy).
+        The buffer shrinks once it holds more than GROWTH^2 times its rows (a world
+        forgotten)."""
         rows = sorted(self._row[x] for x in item_ids if x in self._row)
         if not rows:
             return

@@ -31,12 +31,13 @@ read again after a restart as live (`routed_since`): until 2026-12-07 a restart 
 message stored since the record, so three /remember facts between the first four messages
 made the job run at the fourth message after a restart and not without one
 (tests/worlds/test_regroup_due.py). A record written before then holds the chat's message
-count where the sequence number is now: the same number in a chat that never forgot a message. A run that a kill cut
-short is still due at the next start: the message's durable record is finished only after
-the run (Ingest.remember), so the message is taken up again, found stored, and the run is
-done then, before any later message is routed. An import (core/pipeline/bulk.py) stops its
-batch at a message that makes the run due, runs it, and goes on: the chat ends as if its
-lines had been sent one by one (tests/worlds/test_regroup_due.py).
+count where the sequence number is now: the same number in a chat that never forgot a
+message. A run that a kill cut short is still due at the next start: the message's durable
+record is finished only after the run (Ingest.remember), so the message is taken up again,
+found stored, and the run is done then, before any later message is routed. An import
+(core/pipeline/bulk.py) stops its batch at a message that makes the run due, runs it, and
+goes on: the chat ends as if its lines had been sent one by one
+(tests/worlds/test_regroup_due.py).
 """
 
 from __future__ import annotations
