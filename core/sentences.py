@@ -95,6 +95,14 @@ _GREETING_WORD = frozenset("good bom boa bons добрый доброе добр
 _ADDRESS = frozenset(
     "all everyone guys folks team there pessoal gente malta todos всем всё".split()
 )
+# an acknowledgement before the thanks ("ok thanks", "perfeito, obrigada!", "понял, спасибо"):
+# still only thanks; alone ("ok", "perfeito") it is no courtesy of its own (found in the
+# console, 2026-12-07: "ok thanks" was answered "Noted (no facts recognised)")
+_ACK = frozenset(
+    """ok okay okey k great perfect awesome cool fine got it noted sure perfeito perfeita ótimo
+    ótima otimo certo tá ta beleza combinado entendi entendido ок окей хорошо отлично понял
+    поняла понятно ясно супер ладно""".split()
+)
 
 
 def courtesy(text: str) -> str | None:
@@ -104,10 +112,12 @@ def courtesy(text: str) -> str | None:
     if not words or len(words) > 6:
         return None
     said = set(words) - _ADDRESS
-    if not said or not said <= _THANKS | _THANKS_MORE | _GREETING:
+    if not said or not said <= _THANKS | _THANKS_MORE | _GREETING | _ACK:
         return None
     if said & _THANKS:
         return "thanks"
+    if said & _ACK:
+        return None
     if said & (_GREETING - _GREETING_WORD) and not said & _THANKS_MORE:
         return "greeting"
     return None

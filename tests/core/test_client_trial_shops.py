@@ -210,6 +210,9 @@ async def test_a_generic_word_is_not_said_back_as_unknown(use_core: Core) -> Non
         ("thanks guys", "You're welcome!"),
         ("bom dia pessoal", "Olá!"),
         ("hello there", "Hello!"),
+        ("ok thanks", "You're welcome!"),
+        ("Perfeito, obrigada!", "De nada!"),
+        ("понял, спасибо", "Пожалуйста!"),
     ],
 )
 async def test_a_greeting_or_thanks_is_answered_in_kind(
@@ -224,6 +227,8 @@ async def test_a_greeting_or_thanks_is_answered_in_kind(
         "c", IncomingMessage(author="guest", text="obrigado, amanhã levo a prancha")
     )
     assert not noted.text.startswith("De nada"), noted.text
+    alone = await use_core.handle_message("c", IncomingMessage(author="guest", text="ok"))
+    assert not alone.text.startswith(("You're welcome", "Hello")), alone.text
 
 
 async def test_a_question_whose_first_word_is_misspelled_is_answered(use_core: Core) -> None:
