@@ -8,11 +8,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Protocol, TypeVar
 
+from core.asked import HOW_MUCH
 from core.identity import cognate_term
 from core.language import (
     english_not_a_thing,
     is_portuguese_verb,
     is_time_word,
+    key_tokens,
     lemma,
     name_key,
     names_a_thing,
@@ -361,7 +363,15 @@ def said_somewhere(key: str, idf: Callable[[str], float]) -> bool:
 def says_no_thing(word: str) -> bool:
     """A word never said back as a thing the chat lacks: of the client's situation, grammar
     or a period (_UNSAID_THINGS), by the word or its lemma."""
-    return word.lower() in _UNSAID_THINGS or lemma(word.lower()) in _UNSAID_THINGS
+    low = word.lower()
+    # nor a word that asks for a number ("quanto custa?" in a chat whose prices are written in
+    # English or Russian said it had nothing about "custa": found in the console, 2026-12-07)
+    return (
+        low in _UNSAID_THINGS
+        or lemma(low) in _UNSAID_THINGS
+        or low in HOW_MUCH
+        or (bool(key_tokens(low)) and all(k in HOW_MUCH for k in key_tokens(low)))
+    )
 
 
 def unknown_words(

@@ -471,3 +471,16 @@ async def test_a_gyms_client_questions(use_core: Core, question: str, quoted: st
     """A gym's trial (2026-12-05)."""
     first, answer = await _first_line(use_core, GYM, question)
     assert quoted in first, answer
+
+
+@pytest.mark.parametrize("question", ["quanto custa?", "сколько стоит?", "how much?"])
+async def test_a_word_that_asks_for_a_number_is_no_thing_the_chat_lacks(
+    use_core: Core, question: str
+) -> None:
+    """ "quanto custa?" in a chat whose price is written in Russian said it had nothing about
+    "custa" (found in the console): a word that only asks for a number names no thing."""
+    await tell(use_core, "c", "Our address is Rua das Flores 12, Porto")
+    await tell(use_core, "c", "Доставка по Лиссабону стоит 5 евро")
+    got = await use_core.ask("c", question)
+    for word in ("custa", "стоит", "much"):
+        assert word not in got.answer.split("\n")[0].replace(question, ""), got.answer
