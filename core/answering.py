@@ -171,7 +171,9 @@ def compose(ontology: Ontology, s: Support) -> str:
     # "Who is the CTO of Acme?": the people the graph reaches from Acme are near the question,
     # the sentence that holds "CTO" answers it (unless the graph held the asked predicate)
     said = s.quote is not None and s.quote.holds_asked and not s.direct_facts
-    if s.kind is not None and s.values and not said:
+    # "who is Ana?" asks who Ana is, not for the people the graph reaches from her ("Person:
+    # Bob." for Bob who reports to her, in three languages: found in the console, 2026-12-07)
+    if s.kind is not None and s.values and not said and not s.describe:
         values = ", ".join(s.values[:MAX_VALUES])
         lines = [f"{kind_label(ontology, s.kind, lang)}: {values}."]
         return "\n".join(lines + _path_lines(s.paths, lang, s.values))

@@ -484,3 +484,17 @@ async def test_a_who_question_is_answered_by_the_sentence_that_says_it_not_by_a_
     # the graph still answers where it holds what is asked
     got = await use_core.ask("c", "Who works at Acme?")
     assert "Ann" in got.answer.splitlines()[0], got.answer
+
+
+@pytest.mark.parametrize("question", ["who is Ana?", "quem é a Ana?", "кто такая Ана?"])
+async def test_who_someone_is_is_not_answered_with_the_people_around_them(
+    use_core: Core, question: str
+) -> None:
+    """ "who is Ana?" was answered "Person: Bob." (Bob reports to her), in three languages
+    (found in the console): the question asks who she is, so what the chat says of her."""
+    await tell(use_core, "c", "Ana works at Acme", "Bob reports to Ana", "Ana is the CTO")
+    got = await use_core.ask("c", question)
+    first = got.answer.splitlines()[0]
+    assert "Bob" not in first and "Ana" in first, got.answer
+    got = await use_core.ask("c", "who does Bob report to?")  # asks for a person: still one
+    assert got.answer.splitlines()[0] in ("Person: Ana.", "Bob reports to Ana."), got.answer
