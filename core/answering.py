@@ -47,7 +47,7 @@ SUBKIND_WORDS: tuple[frozenset[str], ...] = tuple(
 # question words, stop words and the name ("кто такой Монти?", "fale sobre a Ana")
 _DESCRIBE = frozenset(
     """такой такая такое такие таков расскажи расскажите опиши опишите describe explain
-    fale conte descreva explique""".split()
+    tell fale fala conte conta descreva explique""".split()
 )
 # kind words that are question words ("who", "onde", "где"): the answer is labelled with the
 # kind's own name in the question's language instead

@@ -92,6 +92,25 @@ def is_question(text: str) -> bool:
     return words[0] in QUESTION_WORDS - {"o", "a", "é"} or (len(words) > 1 and words[1] == "ли")
 
 
+# a request to be told about something ("tell me about Ana", "fale sobre o plano Pro",
+# "расскажи про доставку"): in a message addressed to the bot it asks, it is not remembered
+# ("tell me about Ana" was "Noted (no facts recognised)": found in the console, 2026-12-07).
+# Core.handle_message reads it so; an overheard or imported message stays a statement
+_TELL_ME = re.compile(
+    r"(?i)^\s*(?:please\s+|pls\s+|por\s+favor,?\s+|пожалуйста,?\s+)?(?:"
+    r"tell\s+(?:me|us)\s+(?:more\s+)?about|describe|explain"
+    r"|(?:me\s+)?(?:fale|fala|conte|conta|explique|descreva)(?:-me)?(?:\s+(?:mais|um\s+pouco))?"
+    r"\s+(?:sobre|do|da|dos|das|de)"
+    r"|(?:расскажи|расскажите)(?:\s+(?:мне|нам))?(?:\s+подробнее)?\s+(?:про|о|об|обо)"
+    r"|опиши|опишите|объясни|объясните)(?!\w)"
+)
+
+
+def asks_to_be_told(text: str) -> bool:
+    """Whether the message asks to be told about something, in words that are no question."""
+    return bool(_TELL_ME.search(text))
+
+
 @lru_cache(maxsize=1)
 def _morph() -> Any:
     import pymorphy3

@@ -22,7 +22,7 @@ from core.contract import CoreApi, HandoffDesk
 from core.errors import CoreError, NotFound
 from core.inbound import InboundLog
 from core.index.spelling import question_respelled
-from core.language import detect_language, is_question
+from core.language import asks_to_be_told, detect_language, is_question
 from core.models import (
     Answer,
     FactView,
@@ -200,9 +200,10 @@ class Core(Remembers):
         """A free-form message: questions are answered, statements remembered."""
         text = self._answers.check_text(message.text)
         lang = await self._answers.language(chat, text)
-        # a question whose first word is misspelled and that has no "?" is one too
+        # a question whose first word is misspelled and that has no "?" is one too, and so is
+        # a request to be told about something ("tell me about Ana", core.language)
         asked = text if is_question(text) else question_respelled(text)
-        if is_question(asked):
+        if is_question(asked) or asks_to_be_told(text):
             answer = await self.ask(chat, asked, author=message.author)
             reply = Reply(kind="answer", text=answer.answer, answer=answer, language=lang)
         else:

@@ -484,3 +484,27 @@ async def test_a_word_that_asks_for_a_number_is_no_thing_the_chat_lacks(
     got = await use_core.ask("c", question)
     for word in ("custa", "стоит", "much"):
         assert word not in got.answer.split("\n")[0].replace(question, ""), got.answer
+
+
+@pytest.mark.parametrize(
+    ("request_", "shown"),
+    [
+        ("tell me about Ana", "Ana"),
+        ("fale sobre o plano Pro", "49 euros"),
+        ("расскажите про план Pro", "49 euros"),
+        ("explain the Pro plan", "49 euros"),
+    ],
+)
+async def test_a_request_to_be_told_about_something_is_answered(
+    use_core: Core, request_: str, shown: str
+) -> None:
+    """ "tell me about Ana" was "Noted (no facts recognised)" (found in the console): a message
+    to the bot that asks to be told about something is asked; one that reports what someone
+    told is still remembered."""
+    await tell(use_core, "c", "Ana is the CTO", "The Pro plan costs 49 euros a month")
+    got = await use_core.handle_message("c", IncomingMessage(author="guest", text=request_))
+    assert got.kind == "answer" and shown in got.text, got.text
+    told = await use_core.handle_message(
+        "c", IncomingMessage(author="guest", text="Ana told me about the new price")
+    )
+    assert told.kind != "answer", told.text
