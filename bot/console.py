@@ -9,7 +9,7 @@ from typing import TextIO
 from bot.conversation import with_follow_up
 from bot.render import render_facts, render_ingest, render_pending, render_trace, render_worlds
 from bot.texts import t
-from bot.triples import MalformedTriple, explicit_triple
+from bot.triples import stated
 from core.contract import CoreApi
 from core.errors import CoreError, InvalidInput, NotFound
 from core.language import sanitize
@@ -72,17 +72,10 @@ async def console_command(core: CoreApi, chat: str, line: str) -> str:
 
 
 async def _remember(core: CoreApi, chat: str, text: str) -> str:
-    """A fact stated in the pipe syntax is stored as it is written (the ontology checks it);
-    a statement in words is remembered as a message."""
-    try:
-        triple = explicit_triple(text)
-    except MalformedTriple:
+    storing = stated(core, chat, text, author="you")
+    if storing is None:
         return t("telegram.remember_usage", "en")
-    if not text:
-        return t("telegram.remember_usage", "en")
-    if triple is not None:
-        return render_ingest(await core.remember_triple(chat, triple, author="you"), "en")
-    return render_ingest(await core.remember(chat, author="you", text=text), "en")
+    return render_ingest(await storing, "en")
 
 
 async def run_console(

@@ -4,10 +4,17 @@ the core extracts facts from."""
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
 from pydantic import ValidationError
 
 from core.errors import InvalidInput
-from core.models import TripleIn
+from core.models import IngestResult, TripleIn
+
+if TYPE_CHECKING:
+    from core.contract import CoreApi
 
 TRIPLE_PARTS = 5
 
@@ -41,3 +48,27 @@ def explicit_triple(text: str) -> TripleIn | None:
     if len(parts) != TRIPLE_PARTS:
         raise MalformedTriple(text)
     return parse_triple(parts)
+
+
+def stated(
+    core: CoreApi,
+    chat: str,
+    text: str,
+    *,
+    author: str,
+    message_id: str | None = None,
+    ts: datetime | None = None,
+) -> Coroutine[Any, Any, IngestResult] | None:
+    """What `/remember <text>` stores, in every front-end: a fact in the pipe syntax as
+    written (the ontology checks it), else the text as a message; None when there is nothing
+    to store (empty, or "|" in the wrong number of parts): the front-end shows its usage. Not
+    awaited here, so a front-end can wrap the storing (typing, a slow reply)."""
+    try:
+        triple = explicit_triple(text)
+    except MalformedTriple:
+        return None
+    if not text.strip():
+        return None
+    if triple is not None:
+        return core.remember_triple(chat, triple, author=author)
+    return core.remember(chat, author=author, text=text, message_id=message_id, ts=ts)

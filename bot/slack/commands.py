@@ -31,7 +31,7 @@ from bot.slack.blocks import (
 from bot.slack.common import respond_in_pages, with_progress
 from bot.slack.people import may_erase
 from bot.texts import t
-from bot.triples import MalformedTriple, explicit_triple
+from bot.triples import stated
 from core.errors import NotFound
 
 if TYPE_CHECKING:
@@ -79,19 +79,11 @@ async def _ask(inv: Invocation) -> None:
 
 
 async def _remember(inv: Invocation) -> None:
-    if not inv.arg:
+    storing = stated(inv.core, inv.chat, inv.arg, author=inv.user)
+    if storing is None:
         await inv.private(t("slack.usage_remember", inv.lang, cmd=inv.command))
         return
-    try:
-        triple = explicit_triple(inv.arg)
-    except MalformedTriple:
-        await inv.private(t("slack.usage_remember", inv.lang, cmd=inv.command))
-        return
-    if triple is not None:
-        stated = inv.core.remember_triple(inv.chat, triple, author=inv.user)
-    else:
-        stated = inv.core.remember(inv.chat, author=inv.user, text=inv.arg)
-    result = await inv.slow(stated)
+    result = await inv.slow(storing)
     text = render_ingest(result, inv.lang)
     preface = t("slack.told_by", inv.lang, user=inv.user, statement=escape(inv.arg))
     await inv.public(escape(text), text_blocks(text, preface=preface))

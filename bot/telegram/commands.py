@@ -28,7 +28,7 @@ from bot.telegram.keyboards import Confirmations, forget_keyboard, review_keyboa
 from bot.telegram.ratelimit import QuestionLimiter
 from bot.telegram.texts import help_text
 from bot.texts import t
-from bot.triples import MalformedTriple, explicit_triple
+from bot.triples import stated
 from core.errors import NotFound
 
 if TYPE_CHECKING:
@@ -67,26 +67,19 @@ async def cmd_ask(
 async def cmd_remember(
     message: Message, command: CommandObject, core: CoreApi, chat: str, lang: str
 ) -> None:
-    text = (command.args or "").strip()
-    try:
-        triple = explicit_triple(text)
-    except MalformedTriple:
-        triple = None
-        text = ""
-    if not text:
+    storing = stated(
+        core,
+        chat,
+        (command.args or "").strip(),
+        author=author_of(message),
+        message_id=str(message.message_id),
+        ts=message.date,
+    )
+    if storing is None:
         await send_long(message, t("telegram.remember_usage", lang))
         return
     async with typing(message):
-        if triple is not None:
-            result = await core.remember_triple(chat, triple, author=author_of(message))
-        else:
-            result = await core.remember(
-                chat,
-                author=author_of(message),
-                text=text,
-                message_id=str(message.message_id),
-                ts=message.date,
-            )
+        result = await storing
     await send_long(message, render.render_ingest(result, lang))
 
 
