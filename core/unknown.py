@@ -364,14 +364,12 @@ def says_no_thing(word: str) -> bool:
     """A word never said back as a thing the chat lacks: of the client's situation, grammar
     or a period (_UNSAID_THINGS), by the word or its lemma."""
     low = word.lower()
+    if low in _UNSAID_THINGS or lemma(low) in _UNSAID_THINGS:
+        return True
     # nor a word that asks for a number ("quanto custa?" in a chat whose prices are written in
     # English or Russian said it had nothing about "custa": found in the console, 2026-12-07)
-    return (
-        low in _UNSAID_THINGS
-        or lemma(low) in _UNSAID_THINGS
-        or low in HOW_MUCH
-        or (bool(key_tokens(low)) and all(k in HOW_MUCH for k in key_tokens(low)))
-    )
+    keys = key_tokens(low)
+    return low in HOW_MUCH or (bool(keys) and all(k in HOW_MUCH for k in keys))
 
 
 def unknown_words(
