@@ -79,6 +79,7 @@ class Support:
     prefer_quote: bool = False  # e.g. a "when" question: the dated message answers it
     describe: bool = False  # the question asks what or who its subject is: any fact answers
     unknown: Sequence[str] = ()  # names the question uses that the chat never mentioned
+    person: bool = False  # a manager can take the conversation (core.handoff): say so
 
 
 def asks_what_it_is(question: str, names: Sequence[str]) -> bool:
@@ -179,13 +180,18 @@ def compose(ontology: Ontology, s: Support) -> str:
         return "\n".join(lines + _path_lines(s.paths, lang, s.values))
     facts = [fact_sentence(ontology, f, lang) + "." for f in s.facts[:MAX_FACT_LINES]]
     if s.quote is not None and s.quote.lacks:
-        nothing = t("nothing_about", lang, names=", ".join(s.quote.lacks))
+        nothing = not_found(lang, s.person, s.quote.lacks)
         return f"{nothing}\n{t('nearest', lang)} {quote_lines(s.quote, lang)}"
     if s.quote is not None and (s.prefer_quote or not s.direct_facts):
         return quote_lines(s.quote, lang)
     if facts:  # about the question's subject; said so when they answer something else
         lead = [] if s.direct_facts or s.describe else [t("not_direct", lang)]
         return "\n".join(lead + facts)
-    if s.unknown:
-        return t("nothing_about", lang, names=", ".join(s.unknown))
-    return t("nothing_found", lang)
+    return not_found(lang, s.person, s.unknown)
+
+
+def not_found(lang: str, person: bool, names: Sequence[str] = ()) -> str:
+    """That nothing (or nothing about the names) is known; and, where a manager can take the
+    conversation, that the client can ask for one."""
+    text = t("nothing_about", lang, names=", ".join(names)) if names else t("nothing_found", lang)
+    return f"{text} {t('ask_person', lang)}" if person else text

@@ -20,6 +20,7 @@ from core.clock import SystemClock
 from core.config import CoreConfig
 from core.contract import CoreApi, HandoffDesk
 from core.errors import CoreError, NotFound
+from core.handoff.person import asks_for_person, left_to_follow_up, no_person
 from core.inbound import InboundLog
 from core.index.spelling import question_respelled
 from core.language import asks_to_be_told, detect_language, is_question
@@ -117,6 +118,7 @@ class Core(Remembers):
             clock=clock,
             llm=self.llm,
             inbound=self.inbound,
+            offers_person=self.handoff is not None,
         )
         self._ingest = BulkIngest(ctx)
         self._history = History(ctx)
@@ -219,7 +221,9 @@ class Core(Remembers):
         # reply, so the front-end says a person will follow up. Never fails the reply.
         if self.handoff is not None:
             event = MessageHandled(chat, message.model_copy(update={"text": text}), reply, lang)
-            reply = await self.handoff.after_message(self, event)
+            return left_to_follow_up(await self.handoff.after_message(self, event), lang)
+        if asks_for_person(text):  # no manager to pass the client to: said (core/handoff/person.py)
+            return no_person(reply, lang)
         return reply
 
     async def observe(self, chat: str, message: IncomingMessage) -> IngestResult:

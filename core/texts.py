@@ -5,19 +5,31 @@ from __future__ import annotations
 _TEXTS: dict[str, dict[str, str]] = {
     "nothing_found": {
         "en": "I could not find anything about that in what I have been told. Ask me about "
-        "what the team has shared here, or ask for a person and someone will follow up.",
+        "what the team has shared here.",
         "pt": "Não encontrei nada sobre isso no que me contaram. Pergunte sobre o que a equipe "
-        "compartilhou aqui, ou peça para falar com uma pessoa e alguém vai te responder.",
+        "compartilhou aqui.",
         "ru": "Я не нашёл ничего об этом в том, что мне рассказали. Спросите о том, чем "
-        "поделилась команда, или попросите связать вас с сотрудником.",
+        "поделилась команда.",
     },
     "nothing_about": {
-        "en": "I have nothing about {names} yet. Ask me about what the team has shared here, "
-        "or ask for a person and someone will follow up.",
+        "en": "I have nothing about {names} yet. Ask me about what the team has shared here.",
         "pt": "Ainda não tenho nada sobre {names}. Pergunte sobre o que a equipe compartilhou "
-        "aqui, ou peça para falar com uma pessoa e alguém vai te responder.",
-        "ru": "Пока у меня нет ничего про «{names}». Спросите о том, чем поделилась команда, "
-        "или попросите связать вас с сотрудником.",
+        "aqui.",
+        "ru": "Пока у меня нет ничего про «{names}». Спросите о том, чем поделилась команда.",
+    },
+    # after the two above, only where a hand-off reaches a manager (core.handoff): a bot with
+    # no manager configured promised a follow-up nobody would see
+    "ask_person": {
+        "en": "Or ask for a person and someone will follow up.",
+        "pt": "Ou peça para falar com uma pessoa e alguém vai te responder.",
+        "ru": "Или попросите связать вас с сотрудником.",
+    },
+    # a client asking for a person where no manager is configured
+    "no_person": {
+        "en": "There is no one here I can pass you to. Ask me about what the team has shared here.",
+        "pt": "Não há aqui ninguém a quem eu possa passar a conversa. Pergunte sobre o que a "
+        "equipe compartilhou aqui.",
+        "ru": "Здесь некому передать ваш запрос. Спросите о том, чем поделилась команда.",
     },
     "not_direct": {
         "en": "I have no direct answer to that. What I know:",

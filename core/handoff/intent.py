@@ -98,7 +98,7 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
             r"|falar com (?:uma |um |o |a )?(?:pessoa|humano|atendente|vendedor"
             r"|consultor|gerente|algu[ée]m)|me liguem|entrem em contato"
             r"|поговорить с (?:человеком|менеджером|оператором|продавц\w*)"
-            r"|свяжитесь со мной|позовите (?:менеджера|человека)|перезвоните)",
+            r"|свяжитесь со мной|свяжите (?:меня|нас)|позовите (?:менеджера|человека)|перезвоните)",
         ),
     ]
 ]

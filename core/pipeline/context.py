@@ -89,6 +89,7 @@ class Context:
     clock: Clock
     llm: Llm | None
     inbound: InboundLog | None = None  # the durable record of messages (issue 12)
+    offers_person: bool = False  # a hand-off reaches a manager: answers may offer one
     extractor: OfflineExtractor = field(init=False)
     max_hops: dict[str, int] = field(init=False)
     kind_by_key: dict[str, str] = field(init=False)  # a kind word's key -> the kind

@@ -9,7 +9,14 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from functools import partial
 
-from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
+from core.answering import (
+    Support,
+    asks_what_it_is,
+    compose,
+    in_subkind,
+    kind_asked,
+    not_found,
+)
 from core.asked import asks_amount, recall_query
 from core.index.spelling import respelled
 from core.index.vectors import Ahead
@@ -127,7 +134,10 @@ class Retriever(Stage):
         if not written_tokens(question):  # "?", "🙂?": nothing is asked; facts near the
             # vector of a lone "?" were listed as what it knows
             return Retrieved(
-                base.model_copy(update={"answer": t("nothing_found", lang)}), [], [], []
+                base.model_copy(update={"answer": not_found(lang, self.ctx.offers_person)}),
+                [],
+                [],
+                [],
             )
         mentions = name_mentions(
             self.names(store), question, worlds, lambda i: store.entities[i].ident
@@ -204,7 +214,7 @@ class Retriever(Stage):
             one = names and len(names.split()) == 1 and not is_time_word(names)
             if not said and one and names_a_thing(names.lower()) and not says_no_thing(names):
                 said = [names]
-            support = Support(lang=lang, quote=quote, unknown=said)
+            support = Support(lang=lang, quote=quote, unknown=said, person=self.ctx.offers_person)
             answer = base.model_copy(
                 update={
                     "answer": compose(self.ontology, support),
@@ -332,6 +342,7 @@ class Retriever(Stage):
                 prefer_quote=is_when_question(question),
                 describe=asks_what_it_is(question, mentions.phrases),
                 unknown=missing,
+                person=self.ctx.offers_person,
             ),
         )
         answer = base.model_copy(
