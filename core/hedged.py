@@ -7,8 +7,8 @@ against the whole question once, after the loop."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from core.asked import AGE_RULE
 from core.index.words import ChatWords
@@ -16,6 +16,7 @@ from core.quoted import Meaning, Quote
 from core.recall import index_tokens
 from core.restated import Nearness, Said, Written, later_of, updated_by
 from core.unknown import holding_the_rest, unknown_names, unknown_words
+from core.variant import lacked_kinds
 
 # a candidate sentence, the asked words and the price words it holds, and its sentence as split
 Held = tuple[Quote, frozenset[str], frozenset[str], str]
@@ -29,6 +30,8 @@ class Picked:
     best: Quote
     said: Said
     held_asked: Sequence[Held]
+    # the best sentence's message's words (lemmas) that translate a question word, to it
+    translates: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -73,17 +76,17 @@ def settle(
     # 0.067 -> 0.133, patinhas 0.200 -> 0.400, lingva 0.267 -> 0.467, lumio 0.533 unchanged;
     # no answerable question lost. (Dropping the sentence, as for an unknown name, lost two
     # answerable held-out questions of lingva, not read; measured once, then this.)
-    if (
-        not missing
-        and meaning is not None
-        and near is not None
-        and not best.holds_asked
-        and near.cosines[best_sentence] < meaning.relevant
-    ):
+    # Near by meaning, the quote may still answer for another kind of the thing asked: "how
+    # much is the premium plan?" beside "the Pro plan costs 49€" (core/variant.py).
+    if not missing and meaning is not None and near is not None and not best.holds_asked:
         absent = unknown_words(question, asked, idf, read.covered)
         if absent:  # a near kin in the quoted sentence: a word the chat says otherwise
             kin = meaning.kin(absent, best_sentence)
             absent = [w for w in absent if w not in kin]
+        if near.cosines[best_sentence] >= meaning.relevant:
+            absent = lacked_kinds(
+                question, absent, asked, best_asked, best_sentence, picked.translates
+            )
         if absent and not best.refuses and not ruled_best:
             if unknown is not None:
                 unknown.extend(absent)

@@ -287,6 +287,7 @@ def pick_quote(
     best_priced: frozenset[str] = frozenset()
     best_sentence = ""
     askings = {}
+    translations: dict[str, dict[str, str]] = {}  # by message: its words' question words
     for h in candidates:
         asking = asked_by.get(h.id)  # a reply is read with the chat question it answers,
         if asking is not None and is_when_question(asking.text) != timed_q:
@@ -303,6 +304,7 @@ def pick_quote(
         found = terms | set(bridged)
         # the question's words each of this message's words translates
         translates = {theirs: lemma(mine.lower()) for theirs, mine in bridged.items()}
+        translations[h.id] = translates
         parts = split[h.id]
         label = set(index_tokens(label_of(parts)))
         for i, sentence in enumerate(parts):
@@ -458,8 +460,7 @@ def pick_quote(
     # which price is that?"); not a when, which a date answers ("o prazo passa para dia 10")
     kinds = {"money", "percent"} if priced_q else {"duration", "period"} if duration else set()
     kinds |= value_kinds(question) if kinds else set()
-    picked = Picked(
-        best, Said(best_asked, best_priced, best_sentence, frozenset(kinds)), held_asked
-    )
+    best_said = Said(best_asked, best_priced, best_sentence, frozenset(kinds))
+    picked = Picked(best, best_said, held_asked, translations.get(best.message_id, {}))
     read = Read(question, asked, aged_q, chat_words, covered, entity_names, speaker)
     return settle(picked, read, meaning, nearness, unknown, restating)

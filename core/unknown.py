@@ -346,7 +346,11 @@ _UNSAID_THINGS = _VAGUE | frozenset(
     # and the periods between the hour and the month above, which were missing ("can we keep
     # the van for a week?" said it had nothing about "week")
     "week weeks semana semanas неделя недели неделю недель day days dia dias день дня дней "
-    "часов".split()
+    "часов "
+    # how good or dear the client wants it: a wish, no thing ("com o melhor motor que
+    # tiverem", "some cheap lunch deal": 2026-12-07 late)
+    "best better cheap cheaper cheapest melhor melhores barato barata baratos baratas "
+    "лучший лучшая лучшее дешёвый дешевый дешёвая дешевая".split()
 )
 
 
