@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -81,7 +82,7 @@ from core.quoted import Meaning, Quote
 from core.recall import Hit, index_tokens, is_when_question
 from core.replies import Thread, answers_nothing, confirms, with_replies
 from core.restated import UPDATE, Nearness, Said, Written, value_kinds
-from core.sentences import banter, clip, label_of, lead_in_question, sentences
+from core.sentences import banter, clip, label_of, lead_in_question, sentences, shown_whole
 from core.unknown import (
     NAME,
     refuses,
@@ -463,4 +464,15 @@ def pick_quote(
     best_said = Said(best_asked, best_priced, best_sentence, frozenset(kinds))
     picked = Picked(best, best_said, held_asked, translations.get(best.message_id, {}))
     read = Read(question, asked, aged_q, chat_words, covered, entity_names, speaker)
-    return settle(picked, read, meaning, nearness, unknown, restating)
+    said_in = {h.id: h.text for h in candidates}
+    return _whole(settle(picked, read, meaning, nearness, unknown, restating), said_in)
+
+
+def _whole(quote: Quote | None, texts: Mapping[str, str]) -> Quote | None:
+    """The quote, and what was said later under it, each shown whole when its message is
+    short (core.sentences.shown_whole): only once the quote is settled, which reads sentences."""
+    if quote is None:
+        return None
+    text = texts.get(quote.message_id)
+    shown = quote.sentence if text is None else shown_whole(text, quote.sentence)
+    return replace(quote, sentence=shown, later=_whole(quote.later, texts))

@@ -18,7 +18,7 @@ from core.identity import sound_term
 from core.index.words import ChatWords, index_tokens
 from core.language import lemma, tokens
 from core.quoted import Quote
-from core.sentences import clip, sentences
+from core.sentences import clip, sentences, shown_whole
 from core.vocabulary import equivalents
 
 # a sentence that says it replaces what was said: "update: transfer from airport is now 75€,
@@ -358,7 +358,7 @@ def _related(
     if got is None:
         return None
     w, shown = got
-    return Quote(w.message_id, w.author, w.ts, clip(shown), 0.0, False)
+    return Quote(w.message_id, w.author, w.ts, clip(shown_whole(w.text, shown)), 0.0, False)
 
 
 def _newest_related(

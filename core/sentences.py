@@ -39,6 +39,23 @@ def clip(sentence: str) -> str:
     return sentence if len(sentence) <= MAX_QUOTE_CHARS else sentence[: MAX_QUOTE_CHARS - 1] + "…"
 
 
+# A message this short is shown whole, not by its sentence: chat messages are short (95% of
+# the 456 trial chats' staff messages at most 107 characters), and the sentence beside the one
+# that scored best is often the answer ("... MB Way. American Express не берём", "medição
+# grátis em Faro, Olhão e Loulé. resto do Algarve 30€"): 147 of the trials' wrong answers
+# quoted the message that held the answer by its other sentence (2026-12-07 late, all at most
+# 173 characters). A longer message (an announcement, a price list) is still quoted by the
+# sentence that answers.
+WHOLE_MESSAGE_CHARS = 200
+
+
+def shown_whole(message: str, shown: str) -> str:
+    """The message, on one line, when it is short and the quote shows a part of it as written;
+    else the quote as shown (a reply shown with the question it answers stays so)."""
+    flat, part = " ".join(message.split()), " ".join(shown.split())
+    return flat if len(flat) <= WHOLE_MESSAGE_CHARS and part in flat else shown
+
+
 def label_of(parts: list[str]) -> str:
     """The label a message starts with ("payment:", "оплата:"), which each of its sentences
     is about: "preciso pagar adiantado?" asks what "payment: bank transfer or card at the

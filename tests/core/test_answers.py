@@ -174,10 +174,13 @@ async def test_a_message_in_another_language_answers_through_everyday_equivalent
 
 
 async def test_a_lead_in_before_a_colon_is_quoted_with_what_follows(real_core: Core) -> None:
+    """(A message too long to be shown whole: core.sentences.shown_whole.)"""
     await tell(
         real_core,
         "c",
-        "Where the data lives: customer data is hosted in Frankfurt. Brazil can pick São Paulo.",
+        "Where the data lives: customer data is hosted in Frankfurt. Brazil can pick São Paulo. "
+        "Backups are encrypted and kept for thirty days in a second region of the same provider, "
+        "and nothing leaves the European Union without a signed agreement.",
         "lol the coffee machine is broken again",
     )
     answer = (await real_core.ask("c", "where does the data live?")).answer
