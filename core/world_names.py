@@ -54,7 +54,7 @@ FILLER = frozenset(
     before after above below under then once both each few such nor than too actually
     already lots stuff getting going gonna anyway guess almost enough around since pls next
     last along make take go say see know come give put let try keep min max asap btw
-    fyi myself yourself ourselves
+    fyi myself yourself ourselves per via plus
     gostar querer precisar ficar poder dever saber achar dizer falar ver dar deixar passar
     chegar levar colocar
     vou tá ta pra pro mais muito hoje ontem amanhã alguem alguém já não sim ele ela eles
