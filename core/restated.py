@@ -19,6 +19,7 @@ from core.index.words import ChatWords, index_tokens
 from core.language import lemma, tokens
 from core.quoted import Quote
 from core.sentences import clip, sentences, shown_whole
+from core.variant import other_kinds
 from core.vocabulary import equivalents
 
 # a sentence that says it replaces what was said: "update: transfer from airport is now 75€,
@@ -96,6 +97,7 @@ def said_later(
         (q, matched)
         for q, matched, priced, sentence in held_asked
         if _same_kind(kinds, sentence)
+        and not other_kinds(said.sentence, sentence)
         and (
             (
                 float(near.vectors[sentence] @ quoted) >= restates

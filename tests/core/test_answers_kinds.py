@@ -4,11 +4,13 @@ writes. Real core, real Kùzu, the offline multilingual model."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from core.service import Core
 from core.texts import t
-from tests.core.telling import tell
+from tests.core.telling import tell, tell_by_minute
 
 PRICES = (
     "The Pro plan costs 49€ per month and includes 5 users.",
@@ -58,3 +60,16 @@ async def test_a_kind_the_chat_has_is_answered_as_before(
     await tell(use_core, "c", *PRICES)
     got = await use_core.ask("c", question)
     assert quoted in got.answer.splitlines()[0], got.answer  # quoted first, nothing before it
+
+
+async def test_a_price_of_another_kind_is_no_later_price(use_core: Core) -> None:
+    """ "сколько стоит план?" showed the Pro plan's 49€ and under it "Позже: O plano Básico
+    custa 19€": another plan, not a later price of the Pro plan (found in the console)."""
+    await tell_by_minute(use_core, list(PRICES[:2]))  # the Básico plan's price a minute later
+    got = await use_core.ask("c", "сколько стоит план?")
+    assert len(got.answer.splitlines()) == 1, got.answer
+    # a later price of the same kind is still shown under it
+    later = datetime(2026, 11, 20, tzinfo=UTC)
+    await use_core.remember("c", author="Ana", text="update: the Pro plan is now 59€", ts=later)
+    got = await use_core.ask("c", "how much is the Pro plan?")
+    assert "49€" in got.answer and "59€" in got.answer, got.answer
