@@ -47,8 +47,8 @@ def lacked_kinds(
     """Of `absent` (the question's words no message holds, core.unknown.unknown_words), those
     written next to an asked word the sentence holds (`held`, lemmas) where the sentence
     writes that word, or its translation (`translates`, the word bridge: the sentence's
-    lemmas to the question's), next to a kind of its own ("plano Básico" for "premium
-    plan")."""
+    lemmas to the question's), next to a kind of its own ("o plano Básico" for "o plano
+    premium"); both in one language (_one_language)."""
     if not absent or not held or not _one_language(question, sentence):
         return []
     q_written, q_joined = _phrased(question)
