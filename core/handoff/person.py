@@ -35,18 +35,21 @@ def no_person(reply: Reply, lang: str) -> Reply:
     """The reply to a request for a person where no manager is configured: that there is no
     one, after the answer when there is one."""
     alone = t("no_person", lang)
-    text = alone if said_nothing(reply, lang, person=False) else f"{reply.text}\n\n{alone}"
-    update: dict[str, object] = {"text": text}
-    if reply.answer is not None:
-        update["answer"] = reply.answer.model_copy(update={"answer": text})
-    return reply.model_copy(update=update)
+    if said_nothing(reply, lang, person=False):
+        return _saying(reply, alone)
+    return _saying(reply, f"{reply.text}\n\n{alone}")
 
 
 def left_to_follow_up(reply: Reply, lang: str) -> Reply:
     """A reply that raised a hand-off and had nothing to say: empty, for the follow-up line."""
     if reply.handoff is None or not said_nothing(reply, lang, person=True):
         return reply
-    update: dict[str, object] = {"text": ""}
+    return _saying(reply, "")
+
+
+def _saying(reply: Reply, text: str) -> Reply:
+    """The reply with this text, in its answer too (what Slack renders)."""
+    update: dict[str, object] = {"text": text}
     if reply.answer is not None:
-        update["answer"] = reply.answer.model_copy(update={"answer": ""})
+        update["answer"] = reply.answer.model_copy(update={"answer": text})
     return reply.model_copy(update=update)

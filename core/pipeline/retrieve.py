@@ -9,14 +9,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from functools import partial
 
-from core.answering import (
-    Support,
-    asks_what_it_is,
-    compose,
-    in_subkind,
-    kind_asked,
-    not_found,
-)
+from core.answering import Support, asks_what_it_is, compose, in_subkind, kind_asked
 from core.asked import asks_amount, recall_query
 from core.index.spelling import respelled
 from core.index.vectors import Ahead
@@ -133,12 +126,8 @@ class Retriever(Stage):
         base = Answer(answer="", language=lang, worlds=sorted(worlds), trace_id=trace_id)
         if not written_tokens(question):  # "?", "🙂?": nothing is asked; facts near the
             # vector of a lone "?" were listed as what it knows
-            return Retrieved(
-                base.model_copy(update={"answer": not_found(lang, self.ctx.offers_person)}),
-                [],
-                [],
-                [],
-            )
+            nothing = compose(self.ontology, Support(lang=lang, person=self.ctx.offers_person))
+            return Retrieved(base.model_copy(update={"answer": nothing}), [], [], [])
         mentions = name_mentions(
             self.names(store), question, worlds, lambda i: store.entities[i].ident
         )
